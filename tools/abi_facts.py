@@ -276,6 +276,11 @@ def record_facts(ci, cursor):
             field["params"] = [p["name"] for p in fn_params(ci, f)]
         if f.is_bitfield():
             field["bitfield_width"] = f.get_bitfield_width()
+        decl = f.type.get_declaration()
+        if decl.kind in (ci.CursorKind.STRUCT_DECL, ci.CursorKind.UNION_DECL) and decl.is_anonymous():
+            # An unnamed struct/union member: its layout is part of this record's.
+            field["record"] = {"kind": "union" if decl.kind == ci.CursorKind.UNION_DECL else "struct",
+                               **record_facts(ci, decl)}
         fields.append(field)
     return {"size": cursor.type.get_size(), "align": cursor.type.get_align(), "fields": fields}
 
@@ -370,13 +375,19 @@ def header_facts(ci, include, headers):
         files[path].sort(key=lambda d: d["line"])
     # Which TF header includes which (plugin code relies on transitive
     # includes): every #include directive, system headers in <>.
-    includes = {}
-    for path in files:
+    includes, todo = {}, list(headers)
+    while todo:
+        path = todo.pop(0)
+        if path in includes or not os.path.exists(os.path.join(include, path)):
+            continue
+        includes[path] = []
         with open(os.path.join(include, path), errors="replace") as f:
             for kind, target in re.findall(r'^\s*#\s*include\s+([<"])([^>"]+)[>"]', f.read(), re.M):
                 if kind == '"' and not os.path.exists(os.path.join(include, target)):
                     continue
-                includes.setdefault(path, []).append(target if kind == '"' else f"<{target}>")
+                includes[path].append(target if kind == '"' else f"<{target}>")
+                if kind == '"':
+                    todo.append(target)
     return {"files": dict(sorted(files.items())),
             "includes": dict(sorted(includes.items())), "records": dict(sorted(records.items())),
             "enums": dict(sorted((k, v) for k, v in enums.items() if not k.startswith("<"))),
@@ -464,7 +475,21 @@ def facts_for_installed(tf_dir):
             rel = os.path.relpath(os.path.join(root, n), os.path.dirname(tf_dir))
             if EXPORTING_LIBS.match(rel):
                 libs.append((rel[len("tensorflow/"):], os.path.join(root, n)))
-    return measure(include, PLUGIN_HEADERS, sorted(libs))
+    head = {}
+    # The distribution that installed this package (tensorflow, tensorflow-cpu,
+    # ...) is the dist-info next to it whose RECORD lists tensorflow/__init__.py.
+    for meta in sorted(glob.glob(os.path.join(os.path.dirname(tf_dir), "*.dist-info"))):
+        try:
+            with open(os.path.join(meta, "RECORD"), errors="replace") as f:
+                if not any(line.startswith("tensorflow/__init__.py,") for line in f):
+                    continue
+            with open(os.path.join(meta, "METADATA"), errors="replace") as f:
+                version = re.search(r"^Version:\s*(\S+)", f.read(), re.M).group(1)
+        except (OSError, AttributeError):
+            continue
+        head = {"release": ".".join(version.split(".")[:2]), "version": version}
+        break
+    return {**head, **measure(include, PLUGIN_HEADERS, sorted(libs))}
 
 
 def dump(obj):

@@ -11,6 +11,7 @@ abi/tfplugin-abi.json, so there is one source of truth:
 
   tools/abi_model.py            rewrite abi/tfplugin-abi.json
   tools/abi_model.py --check    exit 1 if it is not up to date
+  tools/abi_model.py --list-releases
 """
 
 import argparse
@@ -364,7 +365,12 @@ def dump(obj):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true", help="fail if the description is stale")
+    ap.add_argument("--list-releases", action="store_true",
+                    help="print the supported releases, oldest first (for meson)")
     args = ap.parse_args()
+    if args.list_releases:
+        print("\n".join(Model().releases))
+        return 0
     text = dump(Model().describe())
     if args.check:
         current = open(DESCRIPTION).read() if os.path.exists(DESCRIPTION) else ""
