@@ -46,7 +46,8 @@ with open(os.path.join(REPO, "abi", "contracts.toml"), "rb") as _f:
 EXPORTING_LIBS = re.compile(
     r"^tensorflow/(libtensorflow_framework\.so(\.\d+)?|libtensorflow_cc\.so(\.\d+)?|"
     r"python/_pywrap_tensorflow_internal\.so|python/lib_pywrap_tensorflow_common\.so)$")
-EXPORT_PREFIXES = ("TF_", "SE_", "TP_", "TFNPD_")
+# TSL_: tsl_status.h (2.12+) declares TSL_* status functions that TF exports.
+EXPORT_PREFIXES = ("TF_", "SE_", "TP_", "TFNPD_", "TSL_")
 
 # Wheel tags to try, newest first: old releases only ship for old Pythons.
 PYTHONS = ["3.11", "3.10", "3.9", "3.8"]
@@ -347,10 +348,14 @@ def header_facts(ci, include, headers):
             declare(path, "typedef", c.spelling, line)
         elif c.kind == K.FUNCTION_DECL:
             proto = c.type.kind == ci.TypeKind.FUNCTIONPROTO
+            # A static function is code in the header, never an import; one
+            # may be declared before (or after) its definition, so once static
+            # always static.
+            static = c.storage_class == ci.StorageClass.STATIC or \
+                functions.get(c.spelling, {}).get("inline", False)
             functions[c.spelling] = {
                 "header": path, "return": spell(c.result_type),
-                # static inline helpers are code in the header, never imports
-                "inline": c.storage_class == ci.StorageClass.STATIC and c.is_definition(),
+                "inline": static,
                 "params": fn_params(ci, c),
                 "variadic": bool(proto and c.type.is_function_variadic()),
                 "prototype": proto,

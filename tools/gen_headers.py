@@ -269,13 +269,16 @@ class RootWriter:
         lines.append(f"#define TFPLUGIN_ABI_REVISIONS \"{' '.join(names)}\"\n\n")
         lines.append(
             "/* Marks a function this release declares but does not export: calling it\n"
-            " * would fail when TF dlopens the plugin, so fail at compile time instead. */\n"
+            " * would fail when TF dlopens the plugin, so fail at compile time instead.\n"
+            " * Code that implements the C API (a host, shims) predefines it empty. */\n"
+            "#ifndef TFPLUGIN_UNAVAILABLE\n"
             "#if defined(__has_attribute)\n#if __has_attribute(unavailable)\n"
             "#define TFPLUGIN_UNAVAILABLE(msg) __attribute__((unavailable(msg)))\n"
             "#endif\n#endif\n"
             "#if !defined(TFPLUGIN_UNAVAILABLE) && defined(__GNUC__)\n"
             "#define TFPLUGIN_UNAVAILABLE(msg) __attribute__((error(msg)))\n#endif\n"
-            "#ifndef TFPLUGIN_UNAVAILABLE\n#define TFPLUGIN_UNAVAILABLE(msg)\n#endif\n\n"
+            "#ifndef TFPLUGIN_UNAVAILABLE\n#define TFPLUGIN_UNAVAILABLE(msg)\n#endif\n"
+            "#endif /* TFPLUGIN_UNAVAILABLE */\n\n"
             "#endif /* TFPLUGIN_ABI_RELEASE_H_ */\n")
         return "".join(lines)
 

@@ -17,5 +17,6 @@
 #include "tensorflow/c/kernels_experimental.h"
 #include "tensorflow/c/experimental/grappler/grappler.h"
 #include "tensorflow/c/experimental/pluggable_profiler/pluggable_profiler.h"
+#include "tensorflow/c/logging.h"
 
 #endif /* TFPLUGIN_TENSORFLOW_H_ */

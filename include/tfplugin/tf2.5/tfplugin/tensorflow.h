@@ -14,5 +14,6 @@
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 #include "tensorflow/c/kernels.h"
 #include "tensorflow/c/experimental/grappler/grappler.h"
+#include "tensorflow/c/logging.h"
 
 #endif /* TFPLUGIN_TENSORFLOW_H_ */

@@ -15,5 +15,6 @@
 #include "tensorflow/c/kernels.h"
 #include "tensorflow/c/kernels_experimental.h"
 #include "tensorflow/c/experimental/grappler/grappler.h"
+#include "tensorflow/c/logging.h"
 
 #endif /* TFPLUGIN_TENSORFLOW_H_ */

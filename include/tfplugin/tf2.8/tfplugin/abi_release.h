@@ -16,7 +16,9 @@
 #define TFPLUGIN_ABI_REVISIONS "SE2 K1 G2 P1"
 
 /* Marks a function this release declares but does not export: calling it
- * would fail when TF dlopens the plugin, so fail at compile time instead. */
+ * would fail when TF dlopens the plugin, so fail at compile time instead.
+ * Code that implements the C API (a host, shims) predefines it empty. */
+#ifndef TFPLUGIN_UNAVAILABLE
 #if defined(__has_attribute)
 #if __has_attribute(unavailable)
 #define TFPLUGIN_UNAVAILABLE(msg) __attribute__((unavailable(msg)))
@@ -28,5 +30,6 @@
 #ifndef TFPLUGIN_UNAVAILABLE
 #define TFPLUGIN_UNAVAILABLE(msg)
 #endif
+#endif /* TFPLUGIN_UNAVAILABLE */
 
 #endif /* TFPLUGIN_ABI_RELEASE_H_ */

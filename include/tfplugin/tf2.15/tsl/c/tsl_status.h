@@ -38,23 +38,23 @@ enum TSL_Code {
 
 typedef enum TSL_Code TSL_Code;
 
-TF_CAPI_EXPORT extern TFPLUGIN_UNAVAILABLE("TSL_NewStatus is not exported by TensorFlow 2.15") TSL_Status *TSL_NewStatus(void);
+TF_CAPI_EXPORT extern TSL_Status *TSL_NewStatus(void);
 
-TF_CAPI_EXPORT extern TFPLUGIN_UNAVAILABLE("TSL_DeleteStatus is not exported by TensorFlow 2.15") void TSL_DeleteStatus(TSL_Status *);
+TF_CAPI_EXPORT extern void TSL_DeleteStatus(TSL_Status *);
 
-TF_CAPI_EXPORT extern TFPLUGIN_UNAVAILABLE("TSL_SetStatus is not exported by TensorFlow 2.15") void TSL_SetStatus(TSL_Status *s, TSL_Code code, const char *msg);
+TF_CAPI_EXPORT extern void TSL_SetStatus(TSL_Status *s, TSL_Code code, const char *msg);
 
-TF_CAPI_EXPORT extern TFPLUGIN_UNAVAILABLE("TSL_SetPayload is not exported by TensorFlow 2.15") void TSL_SetPayload(TSL_Status *s, const char *key, const char *value);
+TF_CAPI_EXPORT extern void TSL_SetPayload(TSL_Status *s, const char *key, const char *value);
 
 typedef void (*TSL_PayloadVisitor)(const char *, const char *, void *);
 
-TF_CAPI_EXPORT extern TFPLUGIN_UNAVAILABLE("TSL_ForEachPayload is not exported by TensorFlow 2.15") void TSL_ForEachPayload(const TSL_Status *s, TSL_PayloadVisitor visitor, void *capture);
+TF_CAPI_EXPORT extern void TSL_ForEachPayload(const TSL_Status *s, TSL_PayloadVisitor visitor, void *capture);
 
-TF_CAPI_EXPORT extern TFPLUGIN_UNAVAILABLE("TSL_SetStatusFromIOError is not exported by TensorFlow 2.15") void TSL_SetStatusFromIOError(TSL_Status *s, int error_code, const char *context);
+TF_CAPI_EXPORT extern void TSL_SetStatusFromIOError(TSL_Status *s, int error_code, const char *context);
 
-TF_CAPI_EXPORT extern TFPLUGIN_UNAVAILABLE("TSL_GetCode is not exported by TensorFlow 2.15") TSL_Code TSL_GetCode(const TSL_Status *s);
+TF_CAPI_EXPORT extern TSL_Code TSL_GetCode(const TSL_Status *s);
 
-TF_CAPI_EXPORT extern TFPLUGIN_UNAVAILABLE("TSL_Message is not exported by TensorFlow 2.15") const char *TSL_Message(const TSL_Status *s);
+TF_CAPI_EXPORT extern const char *TSL_Message(const TSL_Status *s);
 
 #ifdef __cplusplus
 } /* extern "C" */

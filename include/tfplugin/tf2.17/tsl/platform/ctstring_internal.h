@@ -78,40 +78,6 @@ struct TF_TString {
 
 typedef struct TF_TString TF_TString;
 
-TF_CAPI_EXPORT extern TFPLUGIN_UNAVAILABLE("TF_TString_GetType is not exported by TensorFlow 2.17") TF_TString_Type TF_TString_GetType(const TF_TString *str);
-
-TF_CAPI_EXPORT extern TFPLUGIN_UNAVAILABLE("TF_TString_Init is not exported by TensorFlow 2.17") void TF_TString_Init(TF_TString *str);
-
-TF_CAPI_EXPORT extern TFPLUGIN_UNAVAILABLE("TF_TString_Dealloc is not exported by TensorFlow 2.17") void TF_TString_Dealloc(TF_TString *str);
-
-TF_CAPI_EXPORT extern TFPLUGIN_UNAVAILABLE("TF_TString_GetSize is not exported by TensorFlow 2.17") size_t TF_TString_GetSize(const TF_TString *str);
-
-TF_CAPI_EXPORT extern TFPLUGIN_UNAVAILABLE("TF_TString_GetCapacity is not exported by TensorFlow 2.17") size_t TF_TString_GetCapacity(const TF_TString *str);
-
-TF_CAPI_EXPORT extern TFPLUGIN_UNAVAILABLE("TF_TString_GetDataPointer is not exported by TensorFlow 2.17") const char *TF_TString_GetDataPointer(const TF_TString *str);
-
-TF_CAPI_EXPORT extern TFPLUGIN_UNAVAILABLE("TF_TString_ResizeUninitialized is not exported by TensorFlow 2.17") char *TF_TString_ResizeUninitialized(TF_TString *str, size_t new_size);
-
-TF_CAPI_EXPORT extern TFPLUGIN_UNAVAILABLE("TF_TString_GetMutableDataPointer is not exported by TensorFlow 2.17") char *TF_TString_GetMutableDataPointer(TF_TString *str);
-
-TF_CAPI_EXPORT extern TFPLUGIN_UNAVAILABLE("TF_TString_Reserve is not exported by TensorFlow 2.17") void TF_TString_Reserve(TF_TString *str, size_t new_cap);
-
-TF_CAPI_EXPORT extern TFPLUGIN_UNAVAILABLE("TF_TString_ReserveAmortized is not exported by TensorFlow 2.17") void TF_TString_ReserveAmortized(TF_TString *str, size_t new_cap);
-
-TF_CAPI_EXPORT extern TFPLUGIN_UNAVAILABLE("TF_TString_Resize is not exported by TensorFlow 2.17") char *TF_TString_Resize(TF_TString *str, size_t new_size, char c);
-
-TF_CAPI_EXPORT extern TFPLUGIN_UNAVAILABLE("TF_TString_AssignView is not exported by TensorFlow 2.17") void TF_TString_AssignView(TF_TString *dst, const char *src, size_t size);
-
-TF_CAPI_EXPORT extern TFPLUGIN_UNAVAILABLE("TF_TString_AppendN is not exported by TensorFlow 2.17") void TF_TString_AppendN(TF_TString *dst, const char *src, size_t size);
-
-TF_CAPI_EXPORT extern TFPLUGIN_UNAVAILABLE("TF_TString_Append is not exported by TensorFlow 2.17") void TF_TString_Append(TF_TString *dst, const TF_TString *src);
-
-TF_CAPI_EXPORT extern TFPLUGIN_UNAVAILABLE("TF_TString_Copy is not exported by TensorFlow 2.17") void TF_TString_Copy(TF_TString *dst, const char *src, size_t size);
-
-TF_CAPI_EXPORT extern TFPLUGIN_UNAVAILABLE("TF_TString_Assign is not exported by TensorFlow 2.17") void TF_TString_Assign(TF_TString *dst, const TF_TString *src);
-
-TF_CAPI_EXPORT extern TFPLUGIN_UNAVAILABLE("TF_TString_Move is not exported by TensorFlow 2.17") void TF_TString_Move(TF_TString *dst, TF_TString *src);
-
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""What this SDK build provides: the main job of `./dev run`.
+
+Reads the ABI description (abi/tfplugin-abi.json) and the build directory
+($TFPLUGIN_BUILD_DIR, default build/) and prints the supported TensorFlow
+releases with their ABI revisions, how to compile against one, and what was
+built.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def main():
+    build = os.environ.get("TFPLUGIN_BUILD_DIR", "build")
+    with open(os.path.join(REPO, "abi", "tfplugin-abi.json")) as f:
+        desc = json.load(f)
+    fams = list(desc["families"])
+    print("tfplugin: TensorFlow PluggableDevice plugin SDK\n")
+    print("Supported TensorFlow releases (facts measured from the PyPI wheels):")
+    head = f"  {'release':8} {'wheel':12} " + " ".join(f"{f:16}" for f in fams)
+    print(head)
+    for r in desc["releases"]:
+        revs = " ".join(f"{r['revisions'][f] or '-':16}" for f in fams)
+        print(f"  {r['release']:8} {r['version']:12} {revs}")
+    if desc["unavailable_releases"]:
+        for rel, why in desc["unavailable_releases"].items():
+            print(f"  {rel}: not measured: {why}")
+    newest = desc["releases"][-1]["release"]
+    gone = {n: f["declared_but_not_exported"] for n, f in desc["functions"].items()
+            if f.get("declared_but_not_exported")}
+    print(f"\n{len(desc['structs'])} structs, {len(desc['functions'])} functions described; "
+          f"{len(gone)} functions are declared by some release that does not export them "
+          f"(our headers reject their use at compile time).")
+    print("\nCompile a plugin against one release (unmodified #include \"tensorflow/c/...\"):")
+    print(f"  cc $(pkg-config --cflags tfplugin-tf{newest}) -fPIC -shared plugin.c -o plugin.so")
+    print(f"  or in-tree: -I include -I include/tfplugin/tf{newest}")
+    print("Docs: docs/abi-versions.md (what changed between releases, what breaks)")
+
+    try:
+        out = subprocess.run(["meson", "introspect", "--targets", build], capture_output=True,
+                             text=True, check=True).stdout
+        targets = json.loads(out)
+        built = [t for t in targets if t["type"] in ("executable", "shared library", "shared module")
+                 and not t["name"].startswith(("layout_", "signatures_", "all_headers_", "struct_size"))]
+        tests = len(targets) - len(built)
+        print(f"\nBuilt in {build}/: {len(built)} tools/libraries, {tests} test programs.")
+        for t in sorted(built, key=lambda t: t["name"]):
+            print(f"  {t['type']:15} {t['name']}")
+    except (OSError, subprocess.CalledProcessError, ValueError) as e:
+        print(f"\n(no build information from {build}/: {e})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
