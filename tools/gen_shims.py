@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""Generate the parts of libtfplugin_shims that follow from the ABI description.
+
+libtfplugin_shims.so stands in for the TensorFlow C API a plugin imports, so a
+plugin can be dlopen'ed (RTLD_NOW) without TensorFlow. Every function whose
+role is "import" in abi/tfplugin-abi.json must be defined by the library; the
+ones with real semantics are written by hand in src/shims/*.cc, the rest come
+from here as "unimplemented" definitions.
+
+Hand-written definitions are found by their marker: each is preceded by
+`TFP_SHIM_IMPLEMENTED(<name>)` in a src/shims/*.cc file given on the command
+line. Both ways of getting this wrong are loud: a marker without a definition
+leaves the symbol missing (tests/shims export test fails naming it), a
+definition without a marker collides with the generated one at link time.
+
+Outputs (into --outdir):
+  shim_unimplemented.cc   a definition per import function not marked above:
+                          sets TF_UNIMPLEMENTED "<name> is not implemented by
+                          the tfplugin shims" on its TF_Status* (if any),
+                          counts the call, returns a zero value
+  shim_releases.h         the releases the shims can emulate (TF_Version)
+  shims.map               linker version script: exports exactly the import
+                          functions and tfp_shims_*, nothing else
+
+Signatures come from the newest release declaring each function; C symbols
+carry no signature, so one definition per name serves every release. A
+function the newest include root no longer declares is declared here.
+
+  tools/gen_shims.py --outdir DIR src/shims/*.cc
+  tools/gen_shims.py --list-imports     every import function, one per line
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from abi_model import DESCRIPTION, REPO, Model  # noqa: E402
+
+MARKER = re.compile(r"^\s*TFP_SHIM_IMPLEMENTED\(\s*([A-Za-z_]\w*)\s*\)", re.M)
+STATUS_TYPES = ("TF_Status *", "TSL_Status *")
+
+
+def import_functions(description_path=DESCRIPTION):
+    with open(description_path) as f:
+        desc = json.load(f)
+    return sorted(n for n, fn in desc["functions"].items() if fn["role"] == "import")
+
+
+def newest_facts(model, name):
+    """(release, facts) of the newest release declaring `name`."""
+    for rel in reversed(model.releases):
+        fn = model.facts[rel]["functions"].get(name)
+        if fn is not None:
+            return rel, fn
+    raise SystemExit(f"gen_shims: {name} is in the description but in no release's facts")
+
+
+def cxx_type(t):
+    """Facts spell types as C does; the shims are C++."""
+    return re.sub(r"\b_Bool\b", "bool", t)
+
+
+def param_decl(t, name):
+    """A parameter declaration; `name` may be None (unused)."""
+    t = cxx_type(t)
+    if name is None:
+        return t
+    if "(*)" in t:  # function pointer: the name goes inside the (*)
+        return t.replace("(*)", f"(*{name})", 1)
+    sep = "" if t.endswith("*") else " "
+    return f"{t}{sep}{name}"
+
+
+def hand_implemented(sources):
+    names = set()
+    for path in sources:
+        with open(path) as f:
+            names.update(MARKER.findall(f.read()))
+    return names
+
+
+def root_dir(model):
+    return os.path.join(REPO, "include", "tfplugin", f"tf{model.newest}")
+
+
+def headers_for(model, names):
+    """The newest root's headers declaring any of `names`."""
+    newest = model.facts[model.newest]
+    hdrs = {newest["functions"][n]["header"] for n in names if n in newest["functions"]}
+    return sorted(h for h in hdrs if os.path.exists(os.path.join(root_dir(model), h)))
+
+
+def root_text(model, headers):
+    text = []
+    for h in headers:
+        with open(os.path.join(root_dir(model), h)) as f:
+            text.append(f.read())
+    return "\n".join(text)
+
+
+TYPE_WORD = re.compile(r"\b((?:TF|TSL|TP|SE|SP|TFE)_\w+)\b")
+
+
+def missing_type_decls(model, old, text):
+    """Declarations for types only an old release's header had: an enum as
+    its underlying integer (same ABI), anything else as an opaque struct
+    (such functions only take pointers to them)."""
+    out, seen = [], set()
+    for n in old:
+        rel, fn = newest_facts(model, n)
+        for t in [fn["return"]] + [p["type"] for p in fn["params"]]:
+            for word in TYPE_WORD.findall(t):
+                if word in seen or re.search(rf"\b{word}\b", text):
+                    continue
+                seen.add(word)
+                enum = model.facts[rel]["enums"].get(word)
+                if enum:
+                    out.append(f"typedef {enum['underlying']} {word};  // enum in TF {rel}")
+                else:
+                    out.append(f"typedef struct {word} {word};  // opaque in TF {rel}")
+    return out
+
+
+def gen_unimplemented(model, imports, implemented):
+    todo = [n for n in imports if n not in implemented]
+    headers = headers_for(model, imports)
+    text = root_text(model, headers)
+    out = [
+        "// SPDX-License-Identifier: Apache-2.0",
+        "// Generated by tools/gen_shims.py from abi/tfplugin-abi.json. Do not edit.",
+        "// Every import function without a hand-written shim: records the call,",
+        "// reports TF_UNIMPLEMENTED through its TF_Status* if it has one, and",
+        "// returns a zero value. Never crashes, so a plugin that merely links a",
+        "// function still loads and runs as far as it can.",
+        '#include "shim_internal.h"',
+        "",
+    ]
+    for h in headers:
+        out.append(f'#include "{h}"')
+    out.append("")
+    # Functions the newest root no longer declares: declared here with the
+    # signature of the newest release that had them.
+    old = [n for n in todo if not re.search(rf"\b{n}\s*\(", text)]
+    if old:
+        out.append('extern "C" {')
+        out += missing_type_decls(model, old, text)
+        for n in old:
+            rel, fn = newest_facts(model, n)
+            params = ", ".join([param_decl(p["type"], None) for p in fn["params"]]
+                               + (["..."] if fn.get("variadic") else [])) or "void"
+            out.append(f"// Last declared by TensorFlow {rel}.")
+            out.append(f"TF_CAPI_EXPORT {cxx_type(fn['return'])} {n}({params});")
+        out.append("}")
+        out.append("")
+    out.append('extern "C" {')
+    out.append("")
+    for n in todo:
+        rel, fn = newest_facts(model, n)
+        status = None
+        decls = []
+        for i, p in enumerate(fn["params"]):
+            if status is None and p["type"] in STATUS_TYPES:
+                status = f"p{i}"
+                decls.append(param_decl(p["type"], status))
+            else:
+                decls.append(param_decl(p["type"], None))
+        if fn.get("variadic"):  # arguments are never read, so no va_list
+            decls.append("...")
+        ret = cxx_type(fn["return"])
+        out.append(f"TF_CAPI_EXPORT {ret} {n}({', '.join(decls) or 'void'}) {{")
+        status_arg = status if status else "nullptr"
+        out.append(f'  tfp_shims::Unimplemented("{n}", {status_arg});')
+        if ret != "void":
+            out.append("  return {};")
+        out.append("}")
+        out.append("")
+    out.append('}  // extern "C"')
+    return "\n".join(out) + "\n"
+
+
+def gen_releases(model):
+    out = [
+        "// SPDX-License-Identifier: Apache-2.0",
+        "// Generated by tools/gen_shims.py from abi/facts. Do not edit.",
+        "// The releases the shims emulate (oldest first) and the TensorFlow",
+        "// version TF_Version reports for each: the measured wheel's.",
+        "#ifndef TFPLUGIN_SHIMS_RELEASES_H_",
+        "#define TFPLUGIN_SHIMS_RELEASES_H_",
+        "namespace tfp_shims {",
+        "struct ReleaseInfo { const char* release; const char* version; };",
+        "inline constexpr ReleaseInfo kReleases[] = {",
+    ]
+    for rel in model.releases:
+        out.append(f'    {{"{rel}", "{model.facts[rel]["version"]}"}},')
+    out += ["};", "}  // namespace tfp_shims", "#endif", ""]
+    return "\n".join(out)
+
+
+def gen_map(imports):
+    out = ["/* Generated by tools/gen_shims.py. Do not edit.", " * Export exactly the TensorFlow C API imports and tfp_shims_*. */",
+           "{", "  global:"]
+    out += [f"    {n};" for n in imports]
+    out += ["    tfp_shims_*;", "  local:", "    *;", "};", ""]
+    return "\n".join(out)
+
+
+def write_if_changed(path, text):
+    if os.path.exists(path):
+        with open(path) as f:
+            if f.read() == text:
+                return
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--outdir")
+    ap.add_argument("--list-imports", action="store_true")
+    ap.add_argument("sources", nargs="*", help="hand-written src/shims/*.cc")
+    args = ap.parse_args(argv)
+    imports = import_functions()
+    if args.list_imports:
+        print("\n".join(imports))
+        return 0
+    if not args.outdir:
+        ap.error("--outdir is required")
+    model = Model()
+    implemented = hand_implemented(args.sources)
+    unknown = sorted(implemented - set(imports))
+    if unknown:
+        raise SystemExit("gen_shims: TFP_SHIM_IMPLEMENTED names no import function: "
+                         + ", ".join(unknown))
+    os.makedirs(args.outdir, exist_ok=True)
+    write_if_changed(os.path.join(args.outdir, "shim_unimplemented.cc"),
+                     gen_unimplemented(model, imports, implemented))
+    write_if_changed(os.path.join(args.outdir, "shim_releases.h"), gen_releases(model))
+    write_if_changed(os.path.join(args.outdir, "shims.map"), gen_map(imports))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
