@@ -310,9 +310,6 @@ def header_facts(ci, include, headers):
                 records[name] = record_facts(ci, c)
                 records[name]["tag"] = name
                 declare(path, "struct", name, line)
-            elif not name:
-                # Anonymous struct: named by the typedef that follows it.
-                pass
         elif c.kind == K.STRUCT_DECL and not c.is_definition():
             declare(path, "struct_forward", c.spelling, line)
         elif c.kind == K.ENUM_DECL and c.is_definition():

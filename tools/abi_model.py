@@ -201,7 +201,14 @@ class Model:
         return changes
 
     def revisions(self):
-        """{family: [{"id", "releases", "changes"}]}: releases sharing a shape."""
+        """{family: [{"id", "releases", "changes"}]}: releases sharing a shape.
+
+        Computed once per Model: every include root and the description ask."""
+        if getattr(self, "_revisions", None) is None:
+            self._revisions = self._derive_revisions()
+        return self._revisions
+
+    def _derive_revisions(self):
         out = {}
         for family, spec in self.contracts["families"].items():
             revs, prev = [], None
