@@ -286,10 +286,26 @@ def record_facts(ci, cursor):
     return {"size": cursor.type.get_size(), "align": cursor.type.get_align(), "fields": fields}
 
 
+TAG_ONLY = re.compile(r"must use 'struct' tag to refer to type '(\w+)'")
+
+
 def header_facts(ci, include, headers):
     """Walk every declaration the plugin headers (and what they include) make."""
     source = "".join(f'#include "{h}"\n' for h in headers)
     tu, errors = parse(ci, source, include)
+    # Some headers (ops.h) forward-declare `struct X;` and then write `X*`:
+    # valid C++ only. Measure them as C with the missing typedefs supplied
+    # (outside TF's files, so not recorded as TF declarations) and record the
+    # names, so our headers can add the typedefs.
+    tag_only = set()
+    while True:  # clang stops reporting after a few errors: repeat until none new
+        new = set(m for e in errors for m in TAG_ONLY.findall(e)) - tag_only
+        if not new:
+            break
+        tag_only |= new
+        pre = "".join(f"typedef struct {n} {n};\n" for n in sorted(tag_only))
+        tu, errors = parse(ci, pre + source, include)
+    tag_only = sorted(tag_only)
     if errors:
         raise RuntimeError("headers do not parse as C: " + "; ".join(errors[:5]))
 
@@ -390,7 +406,7 @@ def header_facts(ci, include, headers):
                 includes[path].append(target if kind == '"' else f"<{target}>")
                 if kind == '"':
                     todo.append(target)
-    return {"files": dict(sorted(files.items())),
+    return {"files": dict(sorted(files.items())), "struct_tag_only": tag_only,
             "includes": dict(sorted(includes.items())), "records": dict(sorted(records.items())),
             "enums": dict(sorted((k, v) for k, v in enums.items() if not k.startswith("<"))),
             "functions": dict(sorted(functions.items())),

@@ -218,7 +218,13 @@ class RootWriter:
         if kind == "struct_forward":
             # Kept even when the struct is defined later: declarations between
             # here and the definition use `struct name` and need it in scope.
-            return f"struct {name};\n"
+            text = f"struct {name};\n"
+            if name in self.facts.get("struct_tag_only", []):
+                # TF's header then writes plain `{name}*`, which only C++
+                # accepts; the typedef makes it C (guarded: C99 forbids repeats).
+                guard = f"TFPLUGIN_TYPEDEF_{name}_"
+                text += f"#ifndef {guard}\n#define {guard}\ntypedef struct {name} {name};\n#endif\n"
+            return text
         return {"struct": self.struct, "typedef": self.typedef, "enum": self.enum,
                 "macro": self.macro, "variable": self.variable}[kind](name)
 

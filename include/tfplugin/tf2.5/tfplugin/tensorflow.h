@@ -13,6 +13,7 @@
 #include "tensorflow/c/c_api.h"
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 #include "tensorflow/c/kernels.h"
+#include "tensorflow/c/ops.h"
 #include "tensorflow/c/experimental/grappler/grappler.h"
 #include "tensorflow/c/logging.h"
 

@@ -14,6 +14,7 @@
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 #include "tensorflow/c/kernels.h"
 #include "tensorflow/c/kernels_experimental.h"
+#include "tensorflow/c/ops.h"
 #include "tensorflow/c/experimental/grappler/grappler.h"
 #include "tensorflow/c/experimental/pluggable_profiler/pluggable_profiler.h"
 #include "tensorflow/c/logging.h"
