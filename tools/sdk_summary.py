@@ -53,6 +53,33 @@ def main():
             print(f"  {t['type']:15} {t['name']}")
     except (OSError, subprocess.CalledProcessError, ValueError) as e:
         print(f"\n(no build information from {build}/: {e})")
+    return run_plugin(build)
+
+
+# Plugins to demonstrate, first found wins: the example once it exists, else
+# the test plugin the host tests use.
+DEMO_PLUGINS = ["examples/vacc/libvacc.so", "tests/host/libtfp_test_plugin.so"]
+DEMO_OPS = [
+    ["AddV2", "--input", "float:2x3=iota", "--input", "float:scalar=10"],
+    ["MatMul", "--input", "float:2x3=iota", "--input", "float:3x2=ones", "--repeat", "10"],
+]
+
+
+def run_plugin(build):
+    """Load a plugin without TensorFlow and run ops on its device (tfplugin-run)."""
+    run = os.path.join(build, "src", "shims", "tfplugin-run")
+    plugin = next((os.path.join(build, p) for p in DEMO_PLUGINS
+                   if os.path.exists(os.path.join(build, p))), None)
+    if not os.path.exists(run) or plugin is None:
+        print("\n(tfplugin-run or a plugin to run is not built; nothing to run)")
+        return 1
+    steps = [["list", plugin]] + [["op", plugin] + op for op in DEMO_OPS]
+    for args in steps:
+        print(f"\n$ tfplugin-run {' '.join(args)}", flush=True)
+        rc = subprocess.run([run] + args).returncode
+        if rc != 0:
+            print(f"tfplugin-run failed (exit {rc})")
+            return rc
     return 0
 
 

@@ -12,7 +12,11 @@
 #undef TFPLUGIN_UNAVAILABLE
 #define TFPLUGIN_UNAVAILABLE(msg)
 
+#include <cstdint>
+#include <string>
+
 #include "tensorflow/c/tf_status.h"
+#include "tensorflow/c/tf_tensor.h"
 
 #include "tfplugin_shims.h"
 
@@ -30,6 +34,27 @@ void Unimplemented(const char* name, TF_Status* status);
 
 // Release being emulated ("2.21"): selected by tfp_shims_set_release.
 const char* EmulatedRelease();
+
+// The host whose plugin is registering right now (0: none). Kernels and ops
+// registered meanwhile are tagged with it, so closing a host forgets exactly
+// what its plugin registered (registries are process-wide, as in TF).
+void SetRegistrant(int host_id);
+int Registrant();
+
+// Records a breach of a C API contract that TensorFlow would not report (or
+// would crash on), e.g. a kernel allocating an output with the wrong dtype.
+// The call goes on with TensorFlow's behaviour; hosts show the notes.
+void ContractNote(const std::string& note);
+
+// Tensors beyond the public C API (tensor.cc):
+// wraps memory without copying or alignment fix-ups: device memory is not
+// the host's to copy. `dealloc` runs once, when the last sharer is deleted.
+TF_Tensor* WrapBuffer(TF_DataType dtype, const int64_t* dims, int num_dims, void* data, size_t len,
+                      void (*dealloc)(void* data, size_t len, void* arg), void* arg);
+// A new tensor sharing `t`'s buffer, dtype and shape (TensorFlow's shallow copy).
+TF_Tensor* ShareTensor(const TF_Tensor* t);
+// True if no other tensor shares `t`'s buffer: it may be reused in place.
+bool BufferIsUnique(const TF_Tensor* t);
 
 }  // namespace tfp_shims
 

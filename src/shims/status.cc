@@ -68,6 +68,9 @@ TSL_Code CodeFromErrno(int e) {
     case EINVAL: case ENAMETOOLONG: case E2BIG: case EDESTADDRREQ: case EDOM:
     case EFAULT: case EILSEQ: case ENOPROTOOPT: case ENOTSOCK: case ENOTTY:
     case EPROTOTYPE: case ESPIPE:
+#ifdef ENOSTR
+    case ENOSTR:
+#endif
       return TSL_INVALID_ARGUMENT;
     case ETIMEDOUT: case ETIME:
       return TSL_DEADLINE_EXCEEDED;
@@ -79,9 +82,18 @@ TSL_Code CodeFromErrno(int e) {
       return TSL_PERMISSION_DENIED;
     case ENOTEMPTY: case EISDIR: case ENOTDIR: case EADDRINUSE: case EBADF:
     case EBUSY: case ECHILD: case EISCONN: case ENOTCONN: case EPIPE: case ETXTBSY:
+#ifdef ENOTBLK
+    case ENOTBLK:
+#endif
+#ifdef ESHUTDOWN
+    case ESHUTDOWN:
+#endif
       return TSL_FAILED_PRECONDITION;
     case ENOSPC: case EMFILE: case EMLINK: case ENFILE: case ENOBUFS: case ENODATA:
     case ENOMEM: case EUSERS: case EDQUOT:
+#ifdef ENOSR
+    case ENOSR:
+#endif
       return TSL_RESOURCE_EXHAUSTED;
     case EFBIG: case EOVERFLOW: case ERANGE:
       return TSL_OUT_OF_RANGE;

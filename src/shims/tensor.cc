@@ -105,6 +105,33 @@ TF_Tensor* Create(TF_DataType dtype, const int64_t* dims, int num_dims,
 
 extern "C" {
 
+}  // extern "C"
+
+namespace tfp_shims {
+
+TF_Tensor* WrapBuffer(TF_DataType dtype, const int64_t* dims, int num_dims, void* data, size_t len,
+                      void (*dealloc)(void*, size_t, void*), void* arg) {
+  auto storage = std::make_shared<Storage>();
+  storage->data = data;
+  storage->len = len;
+  storage->deallocator = dealloc;
+  storage->deallocator_arg = arg;
+  return Create(dtype, dims, num_dims, std::move(storage));
+}
+
+TF_Tensor* ShareTensor(const TF_Tensor* t) {
+  if (t == nullptr) return nullptr;
+  return new (std::nothrow) TF_Tensor{t->dtype, t->dims, t->storage};
+}
+
+bool BufferIsUnique(const TF_Tensor* t) {
+  return t != nullptr && t->storage != nullptr && t->storage.use_count() == 1;
+}
+
+}  // namespace tfp_shims
+
+extern "C" {
+
 TFP_SHIM_IMPLEMENTED(TF_TensorDefaultAlignment);
 size_t TF_TensorDefaultAlignment(void) { return kAlignment; }
 

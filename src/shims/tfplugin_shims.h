@@ -4,6 +4,7 @@
 #ifndef TFPLUGIN_SHIMS_H_
 #define TFPLUGIN_SHIMS_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define TFP_SHIMS_EXPORT __attribute__((visibility("default")))
@@ -24,6 +25,14 @@ TFP_SHIMS_EXPORT uint64_t tfp_shims_unimplemented_calls(void);
 TFP_SHIMS_EXPORT const char *tfp_shims_last_unimplemented(void);
 /* Zero the counter and forget the last name. */
 TFP_SHIMS_EXPORT void tfp_shims_reset_unimplemented_calls(void);
+
+/* Contract notes: breaches of the C API's rules that TensorFlow would not
+ * report (or would crash on), e.g. "TF_AllocateOutput: dtype int32 differs
+ * from the node's output type float". At most 1000 are kept. */
+TFP_SHIMS_EXPORT size_t tfp_shims_contract_note_count(void);
+/* Note `i` (0-based), or NULL; valid until the next reset. */
+TFP_SHIMS_EXPORT const char *tfp_shims_contract_note(size_t i);
+TFP_SHIMS_EXPORT void tfp_shims_reset_contract_notes(void);
 
 #ifdef __cplusplus
 } /* extern "C" */

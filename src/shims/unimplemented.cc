@@ -5,7 +5,9 @@
 #include "shim_internal.h"
 
 #include <atomic>
+#include <mutex>
 #include <string>
+#include <vector>
 
 namespace {
 std::atomic<uint64_t> g_calls{0};
@@ -25,9 +27,34 @@ void Unimplemented(const char* name, TF_Status* status) {
   }
 }
 
+std::mutex g_notes_mu;
+std::vector<std::string> g_notes;
+constexpr size_t kMaxNotes = 1000;  // a plugin breaching a contract in a loop
+
+void ContractNote(const std::string& note) {
+  std::lock_guard<std::mutex> lock(g_notes_mu);
+  if (g_notes.size() < kMaxNotes) g_notes.push_back(note);
+}
+
 }  // namespace tfp_shims
 
 extern "C" {
+
+size_t tfp_shims_contract_note_count(void) {
+  std::lock_guard<std::mutex> lock(tfp_shims::g_notes_mu);
+  return tfp_shims::g_notes.size();
+}
+
+const char* tfp_shims_contract_note(size_t i) {
+  std::lock_guard<std::mutex> lock(tfp_shims::g_notes_mu);
+  // Notes are only appended until reset, so the pointer stays valid until then.
+  return i < tfp_shims::g_notes.size() ? tfp_shims::g_notes[i].c_str() : nullptr;
+}
+
+void tfp_shims_reset_contract_notes(void) {
+  std::lock_guard<std::mutex> lock(tfp_shims::g_notes_mu);
+  tfp_shims::g_notes.clear();
+}
 
 uint64_t tfp_shims_unimplemented_calls(void) { return g_calls.load(std::memory_order_relaxed); }
 

@@ -33,18 +33,17 @@ TEST(Unimplemented, SetsStatusNamingItselfAndCounts) {
   EXPECT_EQ(tfp_shims_unimplemented_calls(), 0u);
   EXPECT_EQ(tfp_shims_last_unimplemented(), nullptr);
   TF_Status* s = TF_NewStatus();
-  TF_KernelBuilder_TypeConstraint(nullptr, "T", TF_FLOAT, s);
+  TF_GetSerializedConfigProto(nullptr, nullptr, s);
   EXPECT_EQ(TF_GetCode(s), TF_UNIMPLEMENTED);
-  EXPECT_STREQ(TF_Message(s),
-               "TF_KernelBuilder_TypeConstraint is not implemented by the tfplugin shims");
+  EXPECT_STREQ(TF_Message(s), "TF_GetSerializedConfigProto is not implemented by the tfplugin shims");
   EXPECT_EQ(tfp_shims_unimplemented_calls(), 1u);
-  EXPECT_STREQ(tfp_shims_last_unimplemented(), "TF_KernelBuilder_TypeConstraint");
+  EXPECT_STREQ(tfp_shims_last_unimplemented(), "TF_GetSerializedConfigProto");
   TF_DeleteStatus(s);
 }
 
 TEST(Unimplemented, ReturnsZeroAndToleratesNullStatus) {
   tfp_shims_reset_unimplemented_calls();
-  EXPECT_EQ(TF_NewKernelBuilder("Op", "GPU", nullptr, nullptr, nullptr), nullptr);
+  EXPECT_EQ(TF_NewGraphProperties(nullptr), nullptr);
   EXPECT_EQ(TF_GetInputByName, &TF_GetInputByName);  // exists though 2.21 lacks it
   TF_Status* s = TF_NewStatus();
   EXPECT_EQ(TF_GetGrapplerItem(nullptr, s), nullptr);  // only ever in 2.5

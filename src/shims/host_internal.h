@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+// The host's state, shared by host.cc (loading, listing) and host_op.cc
+// (running ops).
+#ifndef TFPLUGIN_SHIMS_HOST_INTERNAL_H_
+#define TFPLUGIN_SHIMS_HOST_INTERNAL_H_
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "host_platform.h"
+#include "kernel_registry.h"
+#include "tfplugin/host.h"
+
+struct tfp_host {
+  int id = 0;  // owner tag of the kernels this plugin registered
+  std::string path, release;
+  void* handle = nullptr;  // dlopen
+  unsigned entry_points = 0;
+  std::unique_ptr<tfp_shims::HostPlatform> platform;
+
+  // Kernels and ops the plugin registered, with C views for tfp_kernel_info.
+  struct Kernel {
+    tfp_shims::KernelDef def;
+    std::vector<const char*> constraint_attrs, host_memory_args;
+    std::vector<TF_DataType> constraint_types;
+    std::string signature, description;
+  };
+  std::vector<Kernel> kernels;
+  std::vector<std::string> ops;
+  std::mutex signatures_mu;
+  std::map<std::string, std::string> signatures;  // tfp_host_op_signature cache
+};
+
+#endif  // TFPLUGIN_SHIMS_HOST_INTERNAL_H_
