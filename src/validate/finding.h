@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+// A finding as a phase produces it: a rule and the named values its texts
+// are rendered from (report.cc renders them), and where phases send them.
+#ifndef TFPLUGIN_VALIDATE_FINDING_H_
+#define TFPLUGIN_VALIDATE_FINDING_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "rules.h"
+
+namespace tfp_validator {
+
+struct Finding {
+  explicit Finding(RuleId rule_id) : rule(rule_id) {}
+  Finding& Set(std::string name, std::string value) {
+    fields.emplace_back(std::move(name), std::move(value));
+    return *this;
+  }
+  RuleId rule;
+  Fields fields;
+};
+
+// Where a phase reports. In a phase's child process it writes each finding
+// to the parent at once, so findings made before a crash survive.
+class FindingSink {
+ public:
+  virtual ~FindingSink() = default;
+  virtual void Add(Finding finding) = 0;
+};
+
+class VectorSink : public FindingSink {
+ public:
+  void Add(Finding finding) override { findings.push_back(std::move(finding)); }
+  std::vector<Finding> findings;
+};
+
+}  // namespace tfp_validator
+
+#endif  // TFPLUGIN_VALIDATE_FINDING_H_
