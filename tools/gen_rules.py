@@ -53,6 +53,11 @@ PHASES = {
                      "A second call, in a fresh process, passes every struct_size as 0 "
                      "(TFP-REG-STRUCT-SIZE-NOT-SET). Skipped without an exported "
                      "`SE_InitPlugin`."),
+    "runtime": ("RT", "Phase 4: runtime conformance. For a plugin whose registration passed: "
+                "each check registers the platform afresh in its own child process (with "
+                "the per-phase timeout), creates streams on each device and exercises the "
+                "SP_StreamExecutor callbacks, verifying results byte for byte; a crash or "
+                "hang is reported as a finding of that check's rule."),
     "isolation": ("ISOLATION", "Every phase runs in a child process with a timeout; these "
                   "rules report a child that crashed, hung or died, for any phase."),
 }
@@ -89,6 +94,7 @@ FIELDS = {
     "pattern": "the pattern TensorFlow matches platform names and types against",
     "revision": "the ABI revision and releases a struct_size belongs to "
                 "(\"SE1 headers (TensorFlow 2.5-2.6)\")",
+    "device": "the device (ordinal) a runtime check ran on",
     "accepted": "the releases whose registration checks a plugin passes "
                 "(\"TensorFlow 2.14-2.21\", \"no known release\")",
 }

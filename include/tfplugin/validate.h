@@ -3,12 +3,13 @@
  * of a TensorFlow release before TensorFlow loads it (and aborts on it).
  * The validate_plugin command is a thin front end to this API.
  *
- * Validation runs in phases (file, symbols, registration). Each phase runs
+ * Validation runs in phases (file, symbols, registration, runtime). Each phase runs
  * in a forked child process with a timeout, so a plugin (or a malformed
  * file) that crashes or hangs becomes a finding, never a crash of the
  * caller. The registration phase loads the plugin and runs its code
  * (SE_InitPlugin and the callbacks TensorFlow calls to set up a platform):
  * leave TFP_PHASE_REGISTRATION out of `phases` for code you do not trust.
+ * The runtime phase runs the device callbacks (one child per check).
  * A finding names a stable rule id (docs/rules.md), its severity, the thing
  * at fault (the file, a symbol, a struct field), and what was expected,
  * what was found and how to fix it.
@@ -35,6 +36,7 @@ extern "C" {
 #define TFP_PHASE_FILE (1u << 0)    /* the file: ELF shared object for this machine */
 #define TFP_PHASE_SYMBOLS (1u << 1) /* dynamic symbols: entry points, imports */
 #define TFP_PHASE_REGISTRATION (1u << 2) /* SE_InitPlugin: loads and runs plugin code */
+#define TFP_PHASE_RUNTIME (1u << 3) /* device callbacks: memory, streams, events */
 #define TFP_PHASE_ALL (~0u)         /* every phase this library implements */
 
 typedef struct tfp_validate_options {

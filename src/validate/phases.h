@@ -21,6 +21,7 @@ struct PhaseContext {
   std::string path;     // as given
   std::string release;  // "2.21"
   int release_index;    // index in Release()
+  unsigned timeout_ms = 30000;  // per phase (the runtime phase: per check)
 };
 
 // Phase 1, the file: exists, readable, an ELF shared object (ET_DYN, not a
@@ -41,6 +42,14 @@ void RunRegistrationPhase(const PhaseContext& context, FindingSink& sink);
 // `first`: what RunRegistrationPhase reported.
 void RunRegistrationZeroSizes(const PhaseContext& context, const std::vector<Finding>& first,
                               FindingSink& sink);
+
+// Phase 4, runtime: for a plugin whose registration passed, conformance
+// checks of the SP_StreamExecutor callbacks on each device
+// (runtime_phase.cc), each in its own child process that registers the
+// platform afresh (registration.h) with context.timeout_ms.
+void RunRuntimePhase(const PhaseContext& context, FindingSink& sink);
+// How many child processes (each with the timeout) it runs at most.
+unsigned RuntimeChildCount();
 
 }  // namespace tfp_validator
 

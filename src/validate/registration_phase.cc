@@ -34,6 +34,7 @@
 #include "elf_file.h"
 #include "phases.h"
 #include "plugin_struct.h"
+#include "registration.h"
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 #include "tensorflow/c/tf_status.h"
 #include "tfplugin_shims.h"
@@ -422,8 +423,24 @@ class Registration {
       if (devices_.empty()) observed_.push_back(device.get());
       devices_.push_back(std::move(device));
     }
+    complete_ = fatal_.empty();
     Stop();
   }
+
+  // For RegisteredPlatform (later phases).
+  bool complete() const { return complete_; }
+  const std::string& fatal() const { return fatal_; }
+  bool InCode(const void* p) const { return plugin_.InCode(p); }
+  bool has_timer_fns() const {
+    return std::find(observed_.begin(), observed_.end(), &timer_fns_) != observed_.end();
+  }
+  PluginStruct& params() { return params_; }
+  PluginStruct& platform() { return platform_; }
+  PluginStruct& platform_fns() { return platform_fns_; }
+  PluginStruct& device_fns() { return device_fns_; }
+  PluginStruct& se() { return se_; }
+  PluginStruct& timer_fns() { return timer_fns_; }
+  std::vector<std::unique_ptr<PluginStruct>>& devices() { return devices_; }
 
  private:
   const SP_Platform* Platform() { return static_cast<const SP_Platform*>(platform_.data()); }
@@ -716,10 +733,43 @@ class Registration {
   std::vector<const PluginStruct*> observed_;  // filled by the plugin, in order
   std::map<std::string, std::string> names_;   // "name"/"type" -> readable value
   std::string fatal_;                          // why no release can accept it
+  bool complete_ = false;                      // every device created
   std::set<std::string> reported_;
 };
 
 }  // namespace
+
+struct RegisteredPlatform::Impl {
+  VectorSink dropped;  // the registration phase reports these
+  std::unique_ptr<Registration> registration;
+};
+
+RegisteredPlatform::RegisteredPlatform() : impl_(new Impl) {}
+RegisteredPlatform::~RegisteredPlatform() = default;
+
+bool RegisteredPlatform::Register(const PhaseContext& context, std::string* why) {
+  impl_->registration.reset(new Registration(context, impl_->dropped, false, nullptr));
+  impl_->registration->Run();
+  if (impl_->registration->complete()) return true;
+  *why = impl_->registration->fatal();
+  return false;
+}
+PluginStruct& RegisteredPlatform::params() { return impl_->registration->params(); }
+PluginStruct& RegisteredPlatform::platform() { return impl_->registration->platform(); }
+PluginStruct& RegisteredPlatform::platform_fns() { return impl_->registration->platform_fns(); }
+PluginStruct& RegisteredPlatform::device_fns() { return impl_->registration->device_fns(); }
+PluginStruct& RegisteredPlatform::stream_executor() { return impl_->registration->se(); }
+PluginStruct& RegisteredPlatform::timer_fns() { return impl_->registration->timer_fns(); }
+bool RegisteredPlatform::has_timer_fns() const { return impl_->registration->has_timer_fns(); }
+size_t RegisteredPlatform::device_count() const {
+  return impl_->registration->devices().size();
+}
+PluginStruct& RegisteredPlatform::device(size_t i) { return *impl_->registration->devices()[i]; }
+std::string StatusCodeName(int code) { return CodeName(static_cast<TF_Code>(code)); }
+
+bool RegisteredPlatform::InPluginCode(const void* fn) const {
+  return fn != nullptr && impl_->registration->InCode(fn);
+}
 
 void RunRegistrationPhase(const PhaseContext& context, FindingSink& sink) {
   Registration(context, sink, /*zero_sizes=*/false, nullptr).Run();

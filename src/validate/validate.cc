@@ -24,13 +24,16 @@ struct PhaseDef {
   // Run after `run` completed, in a fresh child of its own (one that has
   // not loaded the plugin yet), given what `run` reported; or NULL.
   void (*followup)(const PhaseContext&, const std::vector<Finding>&, FindingSink&);
+  bool per_check = false;  // the timeout is per child of the phase (RuntimeChildCount)
 };
 
 // In the order they run.
 const PhaseDef kPhases[] = {
     {Phase::kFile, TFP_PHASE_FILE, RunFilePhase, true, nullptr},
     {Phase::kSymbols, TFP_PHASE_SYMBOLS, RunSymbolPhase, false, nullptr},
-    {Phase::kRegistration, TFP_PHASE_REGISTRATION, RunRegistrationPhase, false, RunRegistrationZeroSizes},
+    // Registration gates runtime: its checks need a platform TF would register.
+    {Phase::kRegistration, TFP_PHASE_REGISTRATION, RunRegistrationPhase, true, RunRegistrationZeroSizes},
+    {Phase::kRuntime, TFP_PHASE_RUNTIME, RunRuntimePhase, false, nullptr, true},
 };
 
 void SetStatus(TF_Status* status, TF_Code code, const std::string& message) {
@@ -118,7 +121,7 @@ tfp_report* tfp_validate(const char* path, const tfp_validate_options* options, 
   tfp_report* report = new tfp_report;
   report->path = path;
   report->release = Release(release_index);
-  const PhaseContext context{report->path, report->release, release_index};
+  const PhaseContext context{report->path, report->release, release_index, timeout_ms};
   bool blocked = false;
   for (const PhaseDef& def : kPhases) {
     const char* name = PhaseName(def.phase);
@@ -129,7 +132,9 @@ tfp_report* tfp_validate(const char* path, const tfp_validate_options* options, 
     IsolatedRun run;
     std::string error;
     auto body = [&](FindingSink& sink) { def.run(context, sink); };
-    bool started = RunIsolated(name, body, timeout_ms, &run, &error);
+    const unsigned phase_timeout =
+        def.per_check ? timeout_ms * (RuntimeChildCount() + 1) : timeout_ms;
+    bool started = RunIsolated(name, body, phase_timeout, &run, &error);
     if (started && def.followup != nullptr && run.end == PhaseEnd::kCompleted) {
       IsolatedRun second;
       const std::vector<Finding>& first = run.findings;

@@ -29,7 +29,8 @@ const char kUsage[] =
     "  --json FILE        also write the findings as a JSON array to FILE ('-': stdout,\n"
     "                     the human report then goes to stderr)\n"
     "  --timeout SECONDS  per phase (default 30); a phase running longer is killed\n"
-    "  --phases LIST      comma-separated phases to run: file, symbols, registration\n"
+    "  --phases LIST      comma-separated phases to run: file, symbols, registration,\n"
+    "                     runtime\n"
     "                     (default: all; file always runs). registration loads the\n"
     "                     plugin and runs its SE_InitPlugin: leave it out for code\n"
     "                     you do not trust\n"
@@ -46,7 +47,8 @@ unsigned ParsePhases(const std::string& list) {
     const char* name;
     unsigned bit;
   } kNames[] = {{"file", TFP_PHASE_FILE}, {"symbols", TFP_PHASE_SYMBOLS},
-                {"registration", TFP_PHASE_REGISTRATION}};
+                {"registration", TFP_PHASE_REGISTRATION},
+                {"runtime", TFP_PHASE_RUNTIME}};
   unsigned bits = 0;
   size_t start = 0;
   while (start <= list.size()) {
@@ -199,7 +201,7 @@ int main(int argc, char** argv) {
     } else if (arg == "--phases") {
       const char* v = value();
       if (v == nullptr || (phases = ParsePhases(v)) == 0) {
-        return Usage("--phases: expected a comma-separated list of file, symbols, registration");
+        return Usage("--phases: expected a comma-separated list of file, symbols, registration, runtime");
       }
     } else if (arg == "--") {
       if (i + 1 < argc && plugin == nullptr && i + 2 == argc) {
