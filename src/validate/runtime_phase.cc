@@ -770,7 +770,9 @@ void RunCheck(const PhaseContext& context, const CheckDef& def, FindingSink& sin
     c.SetDevice(i);
     def.run(c);
     c.Release();
+    if (c.failed()) break;  // one device's finding, not one per device
   }
+  if (g_progress != nullptr) std::snprintf(g_progress->device, sizeof g_progress->device, "all");
   if (def.rule == RuleId::kRtTeardown) TearDownPlatform(rp);
 }
 

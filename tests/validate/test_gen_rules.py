@@ -64,7 +64,7 @@ class LoadRules(unittest.TestCase):
 
     def test_unknown_phase(self):
         with self.assertRaisesRegex(gen_rules.RuleError, "phase must"):
-            self.load({"id": "TFP-FILE-A", "phase": "runtime"})
+            self.load({"id": "TFP-FILE-A", "phase": "execution"})
 
     def test_unknown_field(self):
         with self.assertRaisesRegex(gen_rules.RuleError, r"unknown field \{nope\}"):

@@ -39,14 +39,16 @@ int main(void) {
   CHECK(tfp_report_exit_status(report) == 2);
   CHECK(tfp_report_error_count(report) == 1);
   CHECK(tfp_report_warning_count(report) == 0);
-  CHECK(tfp_report_phase_count(report) == 3);
+  CHECK(tfp_report_phase_count(report) == 4);
   CHECK(streq(tfp_report_phase_name(report, 0), "file"));
   CHECK(tfp_report_phase_outcome(report, 0) == TFP_OUTCOME_FAIL);
   CHECK(streq(tfp_report_phase_name(report, 1), "symbols"));
   CHECK(tfp_report_phase_outcome(report, 1) == TFP_OUTCOME_SKIP);
   CHECK(streq(tfp_report_phase_name(report, 2), "registration"));
   CHECK(tfp_report_phase_outcome(report, 2) == TFP_OUTCOME_SKIP);
-  CHECK(tfp_report_phase_name(report, 3) == NULL);
+  CHECK(streq(tfp_report_phase_name(report, 3), "runtime"));
+  CHECK(tfp_report_phase_outcome(report, 3) == TFP_OUTCOME_SKIP);
+  CHECK(tfp_report_phase_name(report, 4) == NULL);
   CHECK(streq(tfp_outcome_name(TFP_OUTCOME_TIMEOUT), "timeout"));
   CHECK(tfp_report_finding_count(report) == 1);
   finding = tfp_report_finding(report, 0);
