@@ -45,8 +45,10 @@ def main():
         out = subprocess.run(["meson", "introspect", "--targets", build], capture_output=True,
                              text=True, check=True).stdout
         targets = json.loads(out)
+        # What the SDK ships: targets defined outside tests/ (fixtures and
+        # test programs are counted, not listed).
         built = [t for t in targets if t["type"] in ("executable", "shared library", "shared module")
-                 and not t["name"].startswith(("layout_", "signatures_", "all_headers_", "struct_size"))]
+                 and f"{os.sep}tests{os.sep}" not in t.get("defined_in", "")]
         tests = len(targets) - len(built)
         print(f"\nBuilt in {build}/: {len(built)} tools/libraries, {tests} test programs.")
         for t in sorted(built, key=lambda t: t["name"]):
@@ -56,9 +58,10 @@ def main():
     return run_plugin(build)
 
 
-# Plugins to demonstrate, first found wins: the example once it exists, else
-# the test plugin the host tests use.
-DEMO_PLUGINS = ["examples/vacc/libvacc.so", "tests/host/libtfp_test_plugin.so"]
+# Plugins to demonstrate, first found wins, with the release to target: the
+# example once it exists, else the test plugin the host tests use (it
+# deliberately imports three functions TF 2.21 dropped, so it targets 2.18).
+DEMO_PLUGINS = [("examples/vacc/libvacc.so", None), ("tests/host/libtfp_test_plugin.so", "2.18")]
 DEMO_OPS = [
     ["AddV2", "--input", "float:2x3=iota", "--input", "float:scalar=10"],
     ["MatMul", "--input", "float:2x3=iota", "--input", "float:3x2=ones", "--repeat", "10"],
@@ -66,14 +69,23 @@ DEMO_OPS = [
 
 
 def run_plugin(build):
-    """Load a plugin without TensorFlow and run ops on its device (tfplugin-run)."""
+    """Validate a plugin, then load it without TensorFlow and run ops on its
+    device (validate_plugin, tfplugin-run)."""
     run = os.path.join(build, "src", "shims", "tfplugin-run")
-    plugin = next((os.path.join(build, p) for p in DEMO_PLUGINS
-                   if os.path.exists(os.path.join(build, p))), None)
+    plugin, release = next(((os.path.join(build, p), r) for p, r in DEMO_PLUGINS
+                            if os.path.exists(os.path.join(build, p))), (None, None))
+    tf = ["--tf", release] if release else []
     if not os.path.exists(run) or plugin is None:
         print("\n(tfplugin-run or a plugin to run is not built; nothing to run)")
         return 1
-    steps = [["list", plugin]] + [["op", plugin] + op for op in DEMO_OPS]
+    validate = os.path.join(build, "src", "validate", "validate_plugin")
+    if os.path.exists(validate):
+        print(f"\n$ validate_plugin {' '.join(tf + [plugin])}", flush=True)
+        rc = subprocess.run([validate] + tf + [plugin]).returncode
+        if rc != 0:
+            print(f"validate_plugin found errors (exit {rc})")
+            return rc
+    steps = [["list", plugin] + tf] + [["op", plugin] + op + tf for op in DEMO_OPS]
     for args in steps:
         print(f"\n$ tfplugin-run {' '.join(args)}", flush=True)
         rc = subprocess.run([run] + args).returncode
