@@ -28,7 +28,7 @@ constexpr const char* kEntryNames[TFP_ENTRY_COUNT] = {
 std::mutex g_load_mu;
 std::atomic<int> g_next_id{1};
 
-void Fail(TF_Status* status, TF_Code code, const std::string& msg) { TF_SetStatus(status, code, msg.c_str()); }
+using tfp_shims::Fail;
 
 // dlopen's message, with what the emulated release says about a missing symbol.
 std::string LoadError(const std::string& path, const std::string& release) {

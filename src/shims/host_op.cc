@@ -34,7 +34,7 @@ struct tfp_op {
 
 namespace {
 
-void Fail(TF_Status* status, TF_Code code, const std::string& msg) { TF_SetStatus(status, code, msg.c_str()); }
+using tfp_shims::Fail;
 
 void DeleteAll(std::vector<TF_Tensor*>* v) {
   for (TF_Tensor* t : *v) TF_DeleteTensor(t);
@@ -99,8 +99,7 @@ bool Prepare(tfp_op* op, TF_Status* status) {
 TF_Tensor* StageInput(tfp_op* op, size_t i, TF_Status* status) {
   TF_Tensor* in = op->inputs[i];
   if (op->kernel.IsHostMemoryArg(op->node.input_arg[i])) return tfp_shims::ShareTensor(in);
-  std::vector<int64_t> dims(static_cast<size_t>(TF_NumDims(in)));
-  for (size_t d = 0; d < dims.size(); ++d) dims[d] = TF_Dim(in, static_cast<int>(d));
+  const std::vector<int64_t> dims = tfp_shims::Dims(in);
   TF_Tensor* t = tfp_shims::AllocateTensor(op->binding, false, TF_TensorType(in), dims.data(),
                                            static_cast<int>(dims.size()), status);
   if (t == nullptr) return nullptr;
@@ -117,8 +116,7 @@ TF_Tensor* StageInput(tfp_op* op, size_t i, TF_Status* status) {
 
 // Output `i` on the host.
 TF_Tensor* FetchOutput(tfp_op* op, size_t i, TF_Tensor* out, TF_Status* status) {
-  std::vector<int64_t> dims(static_cast<size_t>(TF_NumDims(out)));
-  for (size_t d = 0; d < dims.size(); ++d) dims[d] = TF_Dim(out, static_cast<int>(d));
+  const std::vector<int64_t> dims = tfp_shims::Dims(out);
   size_t bytes = TF_TensorByteSize(out);
   TF_Tensor* host = TF_AllocateTensor(TF_TensorType(out), dims.data(), static_cast<int>(dims.size()), bytes);
   if (host == nullptr) {
@@ -276,8 +274,7 @@ void tfp_op_add_input(tfp_op* op, const TF_Tensor* host_tensor, TF_Status* statu
     return;
   }
   // A private copy: the kernel may write to (forward) its inputs.
-  std::vector<int64_t> dims(static_cast<size_t>(TF_NumDims(host_tensor)));
-  for (size_t d = 0; d < dims.size(); ++d) dims[d] = TF_Dim(host_tensor, static_cast<int>(d));
+  const std::vector<int64_t> dims = tfp_shims::Dims(host_tensor);
   size_t bytes = TF_TensorByteSize(host_tensor);
   TF_Tensor* copy = TF_AllocateTensor(TF_TensorType(host_tensor), dims.data(), static_cast<int>(dims.size()), bytes);
   if (copy == nullptr) {

@@ -35,16 +35,12 @@ class Status {  // a TF_Status owned here
   TF_Status* s_;
 };
 
-void Fail(TF_Status* status, TF_Code code, const std::string& msg) { TF_SetStatus(status, code, msg.c_str()); }
-
 // Copies a plugin's failure into `status`, prefixed with what was called.
 bool Forward(TF_Status* from, TF_Status* status, const std::string& what) {
   if (TF_GetCode(from) == TF_OK) return true;
   Fail(status, TF_GetCode(from), what + " failed: " + TF_Message(from));
   return false;
 }
-
-std::string Str(const char* s) { return s != nullptr ? s : ""; }
 
 }  // namespace
 
@@ -55,7 +51,9 @@ HostPlatform::HostPlatform(std::string release)
       platform_fns_(release_, "SP_PlatformFns"),
       device_fns_(release_, "SP_DeviceFns"),
       se_(release_, "SP_StreamExecutor"),
-      timer_fns_(release_, "SP_TimerFns") {}
+      timer_fns_(release_, "SP_TimerFns") {
+  if (const StructLayout* l = FindLayout(release_, "SP_DeviceMemoryBase")) memory_struct_size_ = l->struct_size;
+}
 
 HostPlatform::~HostPlatform() { Teardown(); }
 
@@ -209,8 +207,7 @@ bool HostPlatform::Step(bool ok, TF_Status* status, const std::string& what) {
 void* HostPlatform::Allocate(Device* d, uint64_t size, TF_Status* status) {
   auto fn = SE<decltype(SP_StreamExecutor::allocate)>("allocate");
   if (!Step(fn != nullptr && d != nullptr, status, "no device or SP_StreamExecutor.allocate")) return nullptr;
-  SP_DeviceMemoryBase mem{};
-  mem.struct_size = FindLayout(release_, "SP_DeviceMemoryBase")->struct_size;
+  SP_DeviceMemoryBase mem = DeviceMemory();
   fn(sp(d), size, /*memory_space=*/0, &mem);
   if (mem.opaque == nullptr && size > 0) {
     Fail(status, TF_RESOURCE_EXHAUSTED,
@@ -228,8 +225,7 @@ void* HostPlatform::Allocate(Device* d, uint64_t size, TF_Status* status) {
 void HostPlatform::Deallocate(Device* d, void* ptr, uint64_t size) {
   auto fn = SE<decltype(SP_StreamExecutor::deallocate)>("deallocate");
   if (fn == nullptr || d == nullptr || ptr == nullptr) return;
-  SP_DeviceMemoryBase mem{};
-  mem.struct_size = FindLayout(release_, "SP_DeviceMemoryBase")->struct_size;
+  SP_DeviceMemoryBase mem = DeviceMemory();
   mem.opaque = ptr;
   mem.size = size;
   fn(sp(d), &mem);
@@ -238,8 +234,7 @@ void HostPlatform::Deallocate(Device* d, void* ptr, uint64_t size) {
 void HostPlatform::MemcpyHtoD(Device* d, void* dst, const void* src, uint64_t size, TF_Status* status) {
   auto fn = SE<decltype(SP_StreamExecutor::sync_memcpy_htod)>("sync_memcpy_htod");
   if (!Step(fn != nullptr && d != nullptr, status, "no device or SP_StreamExecutor.sync_memcpy_htod")) return;
-  SP_DeviceMemoryBase mem{};
-  mem.struct_size = FindLayout(release_, "SP_DeviceMemoryBase")->struct_size;
+  SP_DeviceMemoryBase mem = DeviceMemory();
   mem.opaque = dst;
   mem.size = size;
   Status s;
@@ -250,8 +245,7 @@ void HostPlatform::MemcpyHtoD(Device* d, void* dst, const void* src, uint64_t si
 void HostPlatform::MemcpyDtoH(Device* d, void* dst, const void* src, uint64_t size, TF_Status* status) {
   auto fn = SE<decltype(SP_StreamExecutor::sync_memcpy_dtoh)>("sync_memcpy_dtoh");
   if (!Step(fn != nullptr && d != nullptr, status, "no device or SP_StreamExecutor.sync_memcpy_dtoh")) return;
-  SP_DeviceMemoryBase mem{};
-  mem.struct_size = FindLayout(release_, "SP_DeviceMemoryBase")->struct_size;
+  SP_DeviceMemoryBase mem = DeviceMemory();
   mem.opaque = const_cast<void*>(src);
   mem.size = size;
   Status s;

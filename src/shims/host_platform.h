@@ -64,12 +64,19 @@ class HostPlatform {
   template <typename Fn>
   Fn SE(const char* field) const { return se_.Get<Fn>(field); }
   bool Step(bool ok, TF_Status* status, const std::string& what);
+  // An SP_DeviceMemoryBase with this release's struct_size (looked up once).
+  SP_DeviceMemoryBase DeviceMemory() const {
+    SP_DeviceMemoryBase mem{};
+    mem.struct_size = memory_struct_size_;
+    return mem;
+  }
 
   std::string release_;
   std::string name_, type_;
   PluginStruct params_, platform_, platform_fns_, device_fns_, se_, timer_fns_;
   bool registered_ = false, device_fns_created_ = false, se_created_ = false, timer_fns_created_ = false;
   std::vector<std::unique_ptr<Device>> devices_;
+  size_t memory_struct_size_ = 0;  // SP_DeviceMemoryBase's, for this release
 };
 
 }  // namespace tfp_shims

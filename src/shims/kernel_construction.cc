@@ -19,9 +19,7 @@ namespace {
 using tfp_shims::AttrValue;
 using Kind = tfp_shims::AttrValue::Kind;
 
-void Fail(TF_Status* status, TF_Code code, const std::string& msg) {
-  TF_SetStatus(status, code, msg.c_str());
-}
+using tfp_shims::Fail;
 
 // The attr `name` if it exists and has the wanted type; else NULL, status set.
 const AttrValue* Attr(TF_OpKernelConstruction* ctx, const char* name, Kind kind, bool is_list,

@@ -72,24 +72,19 @@ void FreeDevice(void* data, size_t len, void* p) {
   if (data != nullptr) f->free(f->arg, data, len);
   delete f;
 }
-void FreeHost(void* data, size_t, void*) { std::free(data); }
 }  // namespace
 
 TF_Tensor* AllocateTensor(const DeviceBinding& device, bool on_host, TF_DataType dtype,
                           const int64_t* dims, int num_dims, TF_Status* status) {
-  int64_t count = 1;
-  for (int i = 0; i < num_dims; ++i) {
-    if (dims == nullptr || dims[i] < 0 || (dims[i] != 0 && count > INT64_MAX / dims[i])) {
-      TF_SetStatus(status, TF_INVALID_ARGUMENT, "invalid tensor shape");
-      return nullptr;
-    }
-    count *= dims[i];
+  int64_t count = 0;
+  if (!ElementCount(dims, num_dims, &count)) {
+    TF_SetStatus(status, TF_INVALID_ARGUMENT, "invalid tensor shape");
+    return nullptr;
   }
   size_t elem = TF_DataTypeSize(dtype);
   if (elem == 0) {
-    std::string msg = std::string("cannot allocate a tensor of type ") + DataTypeName(dtype) +
-                      " (not a fixed-size type)";
-    TF_SetStatus(status, TF_UNIMPLEMENTED, msg.c_str());
+    Fail(status, TF_UNIMPLEMENTED,
+         std::string("cannot allocate a tensor of type ") + DataTypeName(dtype) + " (not a fixed-size type)");
     return nullptr;
   }
   if (count > 0 && static_cast<uint64_t>(count) > SIZE_MAX / elem) {
@@ -99,9 +94,7 @@ TF_Tensor* AllocateTensor(const DeviceBinding& device, bool on_host, TF_DataType
   size_t bytes = elem * static_cast<size_t>(count);
   TF_Tensor* t = nullptr;
   if (on_host || device.allocate == nullptr) {
-    size_t rounded = (bytes + 63) / 64 * 64;
-    void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
-    if (p != nullptr) t = WrapBuffer(dtype, dims, num_dims, p, bytes, FreeHost, nullptr);
+    t = TF_AllocateTensor(dtype, dims, num_dims, bytes);  // aligned host memory
   } else {
     // Device allocators may refuse 0 bytes; an empty tensor needs no memory.
     void* p = bytes > 0 ? device.allocate(device.arg, bytes) : nullptr;
@@ -110,9 +103,9 @@ TF_Tensor* AllocateTensor(const DeviceBinding& device, bool on_host, TF_DataType
     }
   }
   if (t == nullptr) {
-    std::string msg = "OOM when allocating a tensor of " + std::to_string(bytes) + " bytes on " +
-                      (on_host ? std::string("the host") : device.device_name);
-    TF_SetStatus(status, TF_RESOURCE_EXHAUSTED, msg.c_str());
+    Fail(status, TF_RESOURCE_EXHAUSTED,
+         "OOM when allocating a tensor of " + std::to_string(bytes) + " bytes on " +
+             (on_host ? std::string("the host") : device.device_name));
     return nullptr;
   }
   TF_SetStatus(status, TF_OK, "");

@@ -36,8 +36,6 @@ std::set<const TF_KernelBuilder*>& LiveBuilders() {
   return *live;
 }
 
-std::string Str(const char* s) { return s != nullptr ? s : ""; }
-
 TF_KernelBuilder* NewBuilder(const char* op_name, const char* device_name) {
   auto* b = new TF_KernelBuilder();
   b->def.op = Str(op_name);

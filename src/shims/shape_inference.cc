@@ -62,9 +62,8 @@ namespace {
 
 int64_t Rank(const Shape& s) { return s.unknown_rank ? -1 : static_cast<int64_t>(s.dims.size()); }
 
-void Fail(TF_Status* status, const std::string& msg) {
-  TF_SetStatus(status, TF_INVALID_ARGUMENT, msg.c_str());
-}
+// Every shape-inference failure is INVALID_ARGUMENT, as in TensorFlow.
+void Invalid(TF_Status* status, const std::string& msg) { tfp_shims::Fail(status, TF_INVALID_ARGUMENT, msg); }
 
 // Common NULL checks of the functions taking a handle, a result and a status.
 bool CheckArgs(const char* fn, TF_ShapeInferenceContext* ctx, const void* handle,
@@ -74,7 +73,7 @@ bool CheckArgs(const char* fn, TF_ShapeInferenceContext* ctx, const void* handle
                         : result == nullptr ? "result handle"
                                             : nullptr;
   if (missing == nullptr) return true;
-  Fail(status, std::string(fn) + ": NULL " + missing);
+  Invalid(status, std::string(fn) + ": NULL " + missing);
   return false;
 }
 
@@ -85,7 +84,7 @@ void WithRank(const char* fn, RankCheck check, TF_ShapeInferenceContext* ctx,
   if (!CheckArgs(fn, ctx, handle, result, status)) return;
   if (rank > std::numeric_limits<int32_t>::max()) {
     result->shape = TF_ShapeHandle::UnknownShape();
-    Fail(status,
+    Invalid(status,
          std::string(fn) + ": rank " + std::to_string(rank) + " is larger than a rank can be");
     return;
   }
@@ -94,7 +93,7 @@ void WithRank(const char* fn, RankCheck check, TF_ShapeInferenceContext* ctx,
     if (check == RankCheck::kExactly) {
       if (rank < 0) {
         result->shape = TF_ShapeHandle::UnknownShape();
-        Fail(status, std::string(fn) + ": rank " + std::to_string(rank) + " is negative");
+        Invalid(status, std::string(fn) + ": rank " + std::to_string(rank) + " is negative");
         return;
       }
       result->shape = Shape();
@@ -114,7 +113,7 @@ void WithRank(const char* fn, RankCheck check, TF_ShapeInferenceContext* ctx,
                       : check == RankCheck::kAtLeast ? "at least "
                                                      : "at most ";
     result->shape = TF_ShapeHandle::UnknownShape();
-    Fail(status, "Shape must be " + std::string(how) + "rank " + std::to_string(rank) +
+    Invalid(status, "Shape must be " + std::string(how) + "rank " + std::to_string(rank) +
                      " but is rank " + std::to_string(r));
     return;
   }
@@ -157,7 +156,7 @@ void TF_ShapeInferenceContextGetInput(TF_ShapeInferenceContext* ctx, int i, TF_S
                                       TF_Status* status) {
   if (!CheckArgs("TF_ShapeInferenceContextGetInput", ctx, handle, handle, status)) return;
   if (i < 0 || static_cast<size_t>(i) >= ctx->inputs.size()) {
-    Fail(status, "TF_ShapeInferenceContextGetInput: input index " + std::to_string(i) +
+    Invalid(status, "TF_ShapeInferenceContextGetInput: input index " + std::to_string(i) +
                      " out of range: the op has " + std::to_string(ctx->inputs.size()) + " inputs");
     return;
   }
@@ -170,7 +169,7 @@ void TF_ShapeInferenceContextSetOutput(TF_ShapeInferenceContext* ctx, int i, TF_
                                        TF_Status* status) {
   if (!CheckArgs("TF_ShapeInferenceContextSetOutput", ctx, handle, handle, status)) return;
   if (i < 0 || static_cast<size_t>(i) >= ctx->outputs.size()) {
-    Fail(status, "TF_ShapeInferenceContextSetOutput: output index " + std::to_string(i) +
+    Invalid(status, "TF_ShapeInferenceContextSetOutput: output index " + std::to_string(i) +
                      " out of range: the op has " + std::to_string(ctx->outputs.size()) +
                      " outputs");
     return;
@@ -202,7 +201,7 @@ TFP_SHIM_IMPLEMENTED(TF_ShapeInferenceContext_GetAttrType);
 void TF_ShapeInferenceContext_GetAttrType(TF_ShapeInferenceContext* ctx, const char* attr_name,
                                           TF_DataType* val, TF_Status* status) {
   if (ctx == nullptr || attr_name == nullptr || val == nullptr) {
-    Fail(status, "TF_ShapeInferenceContext_GetAttrType: NULL context, attr name or result");
+    Invalid(status, "TF_ShapeInferenceContext_GetAttrType: NULL context, attr name or result");
     return;
   }
   const auto& attrs = ctx->node->attrs;
@@ -214,7 +213,7 @@ void TF_ShapeInferenceContext_GetAttrType(TF_ShapeInferenceContext* ctx, const c
     return;
   }
   if (it->second.kind != tfp_shims::AttrValue::Kind::kType || it->second.is_list) {
-    Fail(status, "Attr '" + std::string(attr_name) + "' of op '" + ctx->op->name + "' is a " +
+    Invalid(status, "Attr '" + std::string(attr_name) + "' of op '" + ctx->op->name + "' is a " +
                      tfp_shims::AttrTypeName(it->second.kind, it->second.is_list) + ", not a type");
     return;
   }
@@ -299,7 +298,7 @@ void TF_ShapeInferenceContextSubshape(TF_ShapeInferenceContext* ctx, TF_ShapeHan
   }
   if (!err.empty()) {
     result->shape = TF_ShapeHandle::UnknownShape();
-    Fail(status, err);
+    Invalid(status, err);
     return;
   }
   result->shape = Shape();
@@ -310,7 +309,7 @@ void TF_ShapeInferenceContextSubshape(TF_ShapeInferenceContext* ctx, TF_ShapeHan
 TFP_SHIM_IMPLEMENTED(TF_ShapeInferenceContextSetUnknownShape);
 void TF_ShapeInferenceContextSetUnknownShape(TF_ShapeInferenceContext* ctx, TF_Status* status) {
   if (ctx == nullptr) {
-    Fail(status, "TF_ShapeInferenceContextSetUnknownShape: NULL context");
+    Invalid(status, "TF_ShapeInferenceContextSetUnknownShape: NULL context");
     return;
   }
   for (auto& out : ctx->outputs) out = TF_ShapeHandle::UnknownShape();
@@ -352,7 +351,7 @@ namespace tfp_shims {
 bool InferShapes(const OpDef& op, const NodeSignature& node, const std::vector<Shape>& input_shapes,
                  std::vector<Shape>* outputs, TF_Status* status) {
   if (input_shapes.size() != node.input_types.size()) {
-    Fail(status, "op '" + op.name + "': " + std::to_string(input_shapes.size()) +
+    Invalid(status, "op '" + op.name + "': " + std::to_string(input_shapes.size()) +
                      " input shapes for " + std::to_string(node.input_types.size()) + " inputs");
     return false;
   }

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tensorflow/c/tf_status.h"
 #include "tensorflow/c/tf_tensor.h"
@@ -27,6 +28,21 @@
   static_assert(sizeof(&name) != 0, #name " must be declared")
 
 namespace tfp_shims {
+
+// Sets `status` (may be NULL) to `code` and `msg`.
+inline void Fail(TF_Status* status, TF_Code code, const std::string& msg) {
+  TF_SetStatus(status, code, msg.c_str());
+}
+
+// A C string a plugin may have left NULL, as a std::string.
+inline std::string Str(const char* s) { return s != nullptr ? s : ""; }
+
+// Validates a shape; on success `*count` is its number of elements (no
+// negative dimension, no overflow).
+bool ElementCount(const int64_t* dims, int num_dims, int64_t* count);
+
+// A tensor's dims as a vector (for TF_AllocateTensor and friends).
+std::vector<int64_t> Dims(const TF_Tensor* t);
 
 // Records a call to a function the shims do not implement and, when the
 // function has a status, reports TF_UNIMPLEMENTED naming it.

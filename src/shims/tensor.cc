@@ -58,19 +58,6 @@ bool CanMemcpy(TF_DataType dt) {
   return dt != TF_STRING && dt != TF_RESOURCE && dt != TF_VARIANT;
 }
 
-// Validates a shape; on success `*count` is its number of elements.
-bool ValidShape(const int64_t* dims, int num_dims, int64_t* count) {
-  if (num_dims < 0 || (num_dims > 0 && dims == nullptr)) return false;
-  int64_t n = 1;
-  for (int i = 0; i < num_dims; ++i) {
-    if (dims[i] < 0) return false;
-    if (dims[i] != 0 && n > INT64_MAX / dims[i]) return false;
-    n *= dims[i];
-  }
-  *count = n;
-  return true;
-}
-
 }  // namespace
 
 struct TF_Tensor {
@@ -90,7 +77,7 @@ namespace {
 TF_Tensor* Create(TF_DataType dtype, const int64_t* dims, int num_dims,
                   std::shared_ptr<Storage> storage) {
   int64_t count = 0;
-  if (!ValidShape(dims, num_dims, &count)) return nullptr;
+  if (!tfp_shims::ElementCount(dims, num_dims, &count)) return nullptr;
   size_t elem = TF_DataTypeSize(dtype);
   if (elem > 0 && count > 0 &&
       (static_cast<uint64_t>(count) > SIZE_MAX / elem || storage->len < elem * static_cast<size_t>(count))) {
@@ -108,6 +95,20 @@ extern "C" {
 }  // extern "C"
 
 namespace tfp_shims {
+
+bool ElementCount(const int64_t* dims, int num_dims, int64_t* count) {
+  if (num_dims < 0 || (num_dims > 0 && dims == nullptr)) return false;
+  int64_t n = 1;
+  for (int i = 0; i < num_dims; ++i) {
+    if (dims[i] < 0) return false;
+    if (dims[i] != 0 && n > INT64_MAX / dims[i]) return false;
+    n *= dims[i];
+  }
+  *count = n;
+  return true;
+}
+
+std::vector<int64_t> Dims(const TF_Tensor* t) { return t != nullptr ? t->dims : std::vector<int64_t>(); }
 
 TF_Tensor* WrapBuffer(TF_DataType dtype, const int64_t* dims, int num_dims, void* data, size_t len,
                       void (*dealloc)(void*, size_t, void*), void* arg) {
@@ -192,7 +193,7 @@ TFP_SHIM_IMPLEMENTED(TF_SetShape);
 void TF_SetShape(TF_Tensor* t, const int64_t* dims, int num_dims) {
   int64_t count = 0;
   // No status to report to: an invalid shape leaves the tensor unchanged.
-  if (t == nullptr || !ValidShape(dims, num_dims, &count)) return;
+  if (t == nullptr || !tfp_shims::ElementCount(dims, num_dims, &count)) return;
   t->dims.assign(dims, dims + num_dims);
 }
 
@@ -238,7 +239,7 @@ void TF_TensorBitcastFrom(const TF_Tensor* from, TF_DataType type, TF_Tensor* to
     return;
   }
   int64_t new_count = 0;
-  if (!ValidShape(new_dims, num_new_dims, &new_count)) {
+  if (!tfp_shims::ElementCount(new_dims, num_new_dims, &new_count)) {
     TF_SetStatus(status, TF_INVALID_ARGUMENT, "TF_TensorBitcastFrom: invalid shape");
     return;
   }

@@ -719,14 +719,6 @@ TEST_F(HostTest, IdentityPriority) {
   EXPECT_EQ(c.kernel_errors, 0);
 }
 
-// Known shim bug (see SKIP_IF_UNDERSCORE_ATTRS_REJECTED): skips, with the
-// reason, while it is there; checks everything once it is fixed.
-#define SKIP_IF_UNDERSCORE_ATTRS_REJECTED(op)                                                              \
-  if ((op).code() == TF_INVALID_ARGUMENT && (op).message().find("has no attr '_kernel'") != std::string::npos) \
-  GTEST_SKIP() << "KNOWN SHIM BUG: ResolveNode (src/shims/op_def.cc) rejects the internal attr _kernel "    \
-                  "that tfp_op_set_attr accepts, so kernel labels cannot be selected: "                     \
-               << (op).message()
-
 TEST_F(HostTest, IdentityLabel) {
   HostPtr h = Open();
   ASSERT_NE(h, nullptr);
@@ -735,7 +727,6 @@ TEST_F(HostTest, IdentityLabel) {
     op.Attr("_kernel", "no_such_label");
     op.Input(MakeTensor<float>(TF_FLOAT, {1}, {1.0f}));
     TF_Code code = op.Run();
-    SKIP_IF_UNDERSCORE_ATTRS_REJECTED(op);
     EXPECT_EQ(code, TF_NOT_FOUND) << op.message();
     EXPECT_CONTAINS(op.message(), "label");
   }
@@ -1189,11 +1180,6 @@ TEST_F(HostTest, StatusFromIOErrorRareErrnos) {
   std::vector<int32_t> got = StatusApiCodes(h.get(), cases, &error);
   ASSERT_EQ(error, "");
   ASSERT_EQ(got.size(), cases.size());
-  if (got == std::vector<int32_t>(cases.size(), TF_UNKNOWN)) {
-    GTEST_SKIP() << "KNOWN SHIM BUG: CodeFromErrno (src/shims/status.cc) maps ENOSTR, ENOTBLK, ESHUTDOWN and "
-                    "ENOSR to UNKNOWN; TensorFlow's ErrnoToCode (tsl/platform/errors.cc) maps them to "
-                    "INVALID_ARGUMENT, FAILED_PRECONDITION, FAILED_PRECONDITION and RESOURCE_EXHAUSTED";
-  }
   for (size_t i = 0; i < cases.size(); ++i) EXPECT_EQ(got[i], cases[i].code) << "errno " << cases[i].err;
 }
 
@@ -1633,11 +1619,6 @@ TEST_F(HostTest, ReopenRegistersEverythingAgain) {
     ASSERT_NE(h, nullptr);
     // Every earlier test opened the plugin too: a host that forgets the
     // plugin's ops on close lets it register them again.
-    if (Counters().registration_errors == 9 && tfp_host_kernel_count(h.get()) == 16) {
-      GTEST_SKIP() << "KNOWN HOST BUG: tfp_host_close (src/shims/host.cc) removes the plugin's kernels but "
-                      "not its ops, so opening it again fails all 9 TF_RegisterOpDefinition calls with "
-                      "ALREADY_EXISTS (and the old OpDefs keep shape functions of the unloaded library)";
-    }
     EXPECT_EQ(Counters().registration_errors, 0);
     EXPECT_EQ(tfp_host_kernel_count(h.get()), 16);
     EXPECT_EQ(tfp_host_op_count(h.get()), 9);
@@ -1701,13 +1682,6 @@ TEST_F(HostTest, NoReleaseMeansTheNewest) {
   { HostPtr h = Open("2.5"); }
   HostPtr h = Open();
   ASSERT_NE(h, nullptr);
-  if (std::string(tfp_host_release(h.get())) == "2.5") {
-    h.reset();
-    HostPtr newest = Open(TFPLUGIN_TF_RELEASE);  // leave the newest behind
-    GTEST_SKIP() << "KNOWN HOST BUG: tfp_host_open (src/shims/host.cc) with tf_release NULL keeps emulating "
-                    "the release of the previous open (2.5) instead of the newest ("
-                 << TFPLUGIN_TF_RELEASE << ") that host.h documents";
-  }
   EXPECT_STREQ(tfp_host_release(h.get()), TFPLUGIN_TF_RELEASE);
   EXPECT_EQ(Counters().seen_platform_struct_size, int64_t{SP_PLATFORM_STRUCT_SIZE});
 }
