@@ -333,10 +333,17 @@ void MemcpyHtod(Check& c) {
     SP_DeviceMemoryBase* m = c.Alloc(n);
     if (m == nullptr) return;
     std::vector<unsigned char> got(n, 0);
-    if (!c.Write(m, want) || !c.Read(m, &got)) return;
-    if (!c.Same("sync_memcpy_htod/sync_memcpy_dtoh", got, want,
-                std::to_string(n) + " bytes copied to the device and back"))
-      return;
+    // The pattern, then its complement into the same memory: a byte the copy
+    // skips cannot match both, whatever the allocation held before.
+    std::vector<unsigned char> inverse(want);
+    for (auto& b : inverse) b = static_cast<unsigned char>(~b);
+    const std::vector<unsigned char>* rounds[] = {&want, &inverse};
+    for (const auto* bytes : rounds) {
+      if (!c.Write(m, *bytes) || !c.Read(m, &got)) return;
+      if (!c.Same("sync_memcpy_htod/sync_memcpy_dtoh", got, *bytes,
+                  std::to_string(n) + " bytes copied to the device and back"))
+        return;
+    }
     // The same on a stream.
     auto htod = c.Fn<SE_FN(memcpy_htod)>("memcpy_htod");
     auto dtoh = c.Fn<SE_FN(memcpy_dtoh)>("memcpy_dtoh");
