@@ -273,6 +273,7 @@ class RootWriter:
             if rev:
                 names.append(rev)
         lines.append(f"#define TFPLUGIN_ABI_REVISIONS \"{' '.join(names)}\"\n\n")
+        lines.append(self.compat_macros())
         lines.append(
             "/* Marks a function this release declares but does not export: calling it\n"
             " * would fail when TF dlopens the plugin, so fail at compile time instead.\n"
@@ -287,6 +288,51 @@ class RootWriter:
             "#endif /* TFPLUGIN_UNAVAILABLE */\n\n"
             "#endif /* TFPLUGIN_ABI_RELEASE_H_ */\n")
         return "".join(lines)
+
+    def sent_size(self, rel, struct):
+        """(struct_size a core of `rel` pre-fills, its field list) or (None, None)."""
+        _, value, last = self.m.size_macro(rel, struct)
+        rec = self.m.facts[rel]["records"].get(struct)
+        if value is None or rec is None:
+            return None, None
+        size = int(value)
+        return size, [(f["name"], f["type"], f["offset"], f["size"]) for f in rec["fields"]
+                      if f["offset"] + f["size"] <= size]
+
+    def compat_macros(self):
+        """Which struct_size values from other releases' cores this build can
+        accept: a core's struct is usable iff every field both layouts have sits
+        at the same offset with the same type (one is a prefix of the other)."""
+        out = ["/* struct_size negotiation, per struct this release measures with a\n"
+               " * <S>_STRUCT_SIZE macro. A core pre-fills struct_size with its own value.\n"
+               " * TFPLUGIN_<S>_OLDEST_COMPATIBLE_SIZE: the smallest value an older release's core\n"
+               " *   sends whose layout is a prefix of this one (fill only the fields that\n"
+               " *   fit); a smaller value comes from a core whose layout differs.\n"
+               " * TFPLUGIN_<S>_NEWER_COMPATIBLE: 1 if every newer measured release extends this\n"
+               " *   layout (a larger value is safe), 0 if some newer release moved a field. */\n"]
+        for struct in sorted(self.facts["records"]):
+            mine, fields = self.sent_size(self.rel, struct)
+            if mine is None:
+                continue
+            oldest, newer_ok = mine, 1
+            for rel in self.m.releases:
+                theirs, tfields = self.sent_size(rel, struct)
+                if theirs is None or theirs == mine:
+                    continue
+                shorter = tfields if theirs < mine else fields
+                longer = fields if theirs < mine else tfields
+                prefix = longer[:len(shorter)] == shorter
+                if theirs < mine and prefix:
+                    oldest = min(oldest, theirs)
+                if theirs > mine and not prefix:
+                    newer_ok = 0
+            # Named after TF's own size macro: SP_STREAMEXECUTOR_STRUCT_SIZE ->
+            # TFPLUGIN_SP_STREAMEXECUTOR_OLDEST_COMPATIBLE_SIZE.
+            upper = self.m.size_macro(self.rel, struct)[0][:-len("_STRUCT_SIZE")]
+            out.append(f"#define TFPLUGIN_{upper}_OLDEST_COMPATIBLE_SIZE {oldest}\n")
+            out.append(f"#define TFPLUGIN_{upper}_NEWER_COMPATIBLE {newer_ok}\n")
+        out.append("\n")
+        return "".join(out)
 
     def write(self):
         root = root_dir(self.rel, self.base)
