@@ -12,6 +12,12 @@ abi/tfplugin-abi.json, so there is one source of truth:
   tools/abi_model.py            rewrite abi/tfplugin-abi.json
   tools/abi_model.py --check    exit 1 if it is not up to date
   tools/abi_model.py --list-releases
+
+Callback contracts ([callbacks."Struct.field"] in abi/contracts.toml) are
+checked against the facts here: every callback field of a family marked
+`callback_contracts = true`, in any measured release, and that family's entry
+point need one, and each must name a real callback. A gap either way is a
+ContractError naming the callback, and no description is written.
 """
 
 import argparse
@@ -31,6 +37,14 @@ FACTS_DIR = os.path.join(REPO, "abi", "facts")
 CONTRACTS = os.path.join(REPO, "abi", "contracts.toml")
 DESCRIPTION = os.path.join(REPO, "abi", "tfplugin-abi.json")
 SCHEMA_VERSION = 1
+
+# What each [callbacks."..."] table in contracts.toml must answer, in order.
+CONTRACT_KEYS = ("summary", "sync", "threads", "status", "ownership", "errors")
+SYNC_VALUES = ("sync", "async")
+
+
+class ContractError(ValueError):
+    """abi/contracts.toml's callback contracts and the measured facts disagree."""
 
 
 def release_key(release):
@@ -65,6 +79,12 @@ def abi_signature(sig):
 
 def is_callback(field_type):
     return "(*)" in field_type
+
+
+def takes_stream(type_or_params):
+    """Whether a callback type (or a parameter type list) has an SP_Stream parameter."""
+    text = type_or_params if isinstance(type_or_params, str) else ", ".join(type_or_params)
+    return re.search(r"\bSP_Stream\b(?!\s*\*)", text) is not None
 
 
 class Model:
@@ -140,6 +160,90 @@ class Model:
                 continue
             out[name] = fn
         return out
+
+    # --------------------------------------------------- callback contracts --
+
+    def callback_fields(self):
+        """{"Struct.field": {"family", "type", "releases"}} for every callback field
+        of every measured struct (type as of the newest release that has it)."""
+        out = {}
+        for rel in self.releases:
+            for name, rec in self.facts[rel]["records"].items():
+                header = self.struct_header(rel, name)
+                family = self.family_of_header(header) if header else None
+                for x in rec["fields"]:
+                    if is_callback(x["type"]):
+                        cb = out.setdefault(f"{name}.{x['name']}", {"family": family,
+                                                                   "releases": []})
+                        cb["type"] = x["type"]
+                        cb["releases"].append(rel)
+        return out
+
+    def callback_contracts(self):
+        """{"Struct.field" or entry point: contract}, checked against the facts.
+
+        Raises ContractError listing every callback of a family with
+        `callback_contracts = true` (or its entry point) that has no contract,
+        and every contract naming no measured callback or entry point, or whose
+        keys or `sync` value are wrong."""
+        table = self.contracts.get("callbacks", {})
+        fields = self.callback_fields()
+        structs = {n for r in self.releases for n in self.facts[r]["records"]}
+        covered = [f for f, spec in self.contracts["families"].items()
+                   if spec.get("callback_contracts")]
+        needed = {k: f"a callback field of {k.split('.')[0]} in "
+                     f"{release_ranges(v['releases'], self.releases)}"
+                  for k, v in fields.items() if v["family"] in covered}
+        for fam in covered:
+            ep = self.contracts["families"][fam]["entry_point"]
+            needed[ep] = f"the entry point of the {fam} family"
+        problems = [f'no contract for "{k}" ({why}): add [callbacks."{k}"] to '
+                    "abi/contracts.toml" for k, why in sorted(needed.items()) if k not in table]
+        for key, contract in table.items():
+            where = f'[callbacks."{key}"]'
+            params = None
+            if "." in key:
+                struct, field = key.split(".", 1)
+                if struct not in structs:
+                    problems.append(f"{where} names struct {struct}, which no measured "
+                                    "release has")
+                    continue
+                if key not in fields:
+                    known = any(x["name"] == field for r in self.releases
+                                for x in self.facts[r]["records"].get(struct, {})
+                                .get("fields", []))
+                    problems.append(f"{where}: {struct} has {'no callback' if known else 'no'} "
+                                    f"field {field} in any measured release")
+                    continue
+                params = fields[key]["type"]
+            else:
+                fn = next((self.facts[r]["functions"][key] for r in reversed(self.releases)
+                           if key in self.facts[r]["functions"]), None)
+                if key not in self.contracts["entry_points"] or fn is None:
+                    problems.append(f"{where} names neither a Struct.field nor a measured "
+                                    "entry point")
+                    continue
+                params = [p["type"] for p in fn["params"]]
+            if not isinstance(contract, dict):
+                problems.append(f"{where} is not a table")
+                continue
+            missing = [k for k in CONTRACT_KEYS if not str(contract.get(k, "")).strip()]
+            unknown = sorted(set(contract) - set(CONTRACT_KEYS))
+            if missing:
+                problems.append(f"{where} lacks {', '.join(missing)}")
+            if unknown:
+                problems.append(f"{where} has unknown keys {', '.join(unknown)} "
+                                f"(expected {', '.join(CONTRACT_KEYS)})")
+            sync = contract.get("sync")
+            if sync is not None and sync not in SYNC_VALUES:
+                problems.append(f'{where}: sync = "{sync}", expected "sync" or "async"')
+            elif sync == "async" and not takes_stream(params):
+                problems.append(f'{where}: sync = "async" but it takes no SP_Stream to '
+                                "enqueue on")
+        if problems:
+            raise ContractError("abi/contracts.toml callback contracts do not match the "
+                                "measured facts:\n  - " + "\n  - ".join(problems))
+        return {k: {c: table[k][c] for c in CONTRACT_KEYS} for k in sorted(table)}
 
     # --------------------------------------------------------- revisions --
 
@@ -251,6 +355,7 @@ class Model:
     # -------------------------------------------------------- description --
 
     def describe(self):
+        contracts = self.callback_contracts()  # raises ContractError on drift
         revisions = self.revisions()
         rels = self.releases
         desc = {
@@ -315,6 +420,8 @@ class Model:
                 if is_callback(entry["type"]):
                     entry["callback"] = True
                     entry["params"] = fd.get("params", [])
+                    if f"{name}.{fd['name']}" in contracts:
+                        entry["contract"] = contracts[f"{name}.{fd['name']}"]
                 req = {}
                 for r in present:
                     for field, cond in self.required_fields(r, name):
@@ -354,6 +461,8 @@ class Model:
             gone = [r for r in declared if r not in exported]
             if entry["role"] == "import" and gone:
                 entry["declared_but_not_exported"] = release_ranges(gone, rels)
+            if name in contracts:
+                entry["contract"] = contracts[name]
             desc["functions"][name] = entry
 
         for name in sorted({n for r in rels for n in self.facts[r]["enums"]}):
@@ -378,7 +487,11 @@ def main():
     if args.list_releases:
         print("\n".join(Model().releases))
         return 0
-    text = dump(Model().describe())
+    try:
+        text = dump(Model().describe())
+    except ContractError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
     if args.check:
         current = open(DESCRIPTION).read() if os.path.exists(DESCRIPTION) else ""
         if current != text:

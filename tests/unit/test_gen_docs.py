@@ -169,6 +169,70 @@ class AppendedField(unittest.TestCase):
         self.assertEqual(gen_docs.pair_status(self.D, "stream_executor", 1, 2), "appended")
 
 
+CONTRACT = {"summary": "Does *alpha* things.", "sync": "async", "threads": "Any thread.",
+            "status": "Arrives TF_OK.", "ownership": "TF owns *out.", "errors": "NULL: invalid."}
+
+
+def with_contracts():
+    d = description()
+    for f in d["structs"]["SP_Thing"]["fields"]:
+        if f["name"] == "alpha":
+            f["contract"] = dict(CONTRACT)
+    d["functions"]["SE_InitPlugin"]["contract"] = dict(CONTRACT, sync="sync")
+    return d
+
+
+class Contracts(unittest.TestCase):
+    def test_reference_renders_contract_under_struct(self):
+        reference = gen_docs.render_all(with_contracts())[gen_docs.REFERENCE_MD]
+        block = reference[reference.index("##### SP_Thing.alpha"):]
+        self.assertLess(reference.index("#### SP_Thing"), reference.index("##### SP_Thing.alpha"))
+        self.assertIn("Does \\*alpha\\* things.", block)
+        self.assertIn("- **Sync:** `async` (enqueues on its `SP_Stream` argument", block)
+        self.assertIn("- **Ownership:** TF owns \\*out.", block)
+        self.assertIn("- **Releases:** 2.1-2.3; required by TF: 2.1-2.3.", block)
+        self.assertIn("#### SE_InitPlugin", reference)
+        self.assertNotIn("##### SP_Thing.omega", reference)  # no contract, no block
+
+    def test_no_contracts_no_blocks(self):
+        docs = gen_docs.render_all(description())
+        self.assertNotIn("#####", docs[gen_docs.REFERENCE_MD])
+        self.assertIn("carries no callback contracts", docs[gen_docs.CONTRACTS_MD])
+
+    def test_index_links_to_reference_anchors(self):
+        head = "# Mine\n\nHand-written.\n" + gen_docs.GENERATED_MARKER + "\n"
+        docs = gen_docs.render_all(with_contracts(), contracts_head_text=head)
+        index = docs[gen_docs.CONTRACTS_MD]
+        self.assertTrue(index.startswith(head))
+        self.assertIn("[`alpha`](abi-reference.md#sp_thingalpha) | async | "
+                      "Does \\*alpha\\* things. | 2.1-2.3 |", index)
+        self.assertIn("[`SE_InitPlugin`](abi-reference.md#se_initplugin) | sync |", index)
+
+    def test_hand_written_head_survives_regeneration(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            desc = os.path.join(tmp, "abi.json")
+            with open(desc, "w") as f:
+                json.dump(with_contracts(), f)
+            base = [sys.executable, SCRIPT, "--description", desc, "--out-dir", tmp,
+                    "--facts-dir", os.path.join(tmp, "no-facts")]
+            run = lambda *a: subprocess.run(base + list(a), capture_output=True, text=True)
+            path = os.path.join(tmp, gen_docs.CONTRACTS_MD)
+            with open(path, "w") as f:
+                f.write("# Rules\n\nOurs.\n" + gen_docs.GENERATED_MARKER + "\nstale\n")
+            self.assertEqual(run("--check").returncode, 1)
+            self.assertEqual(run().returncode, 0)
+            self.assertEqual(run("--check").returncode, 0)
+            text = open(path).read()
+            self.assertTrue(text.startswith("# Rules\n\nOurs.\n" + gen_docs.GENERATED_MARKER))
+            self.assertNotIn("stale", text)
+            with open(path, "w") as f:
+                f.write("# Rules without the marker\n")
+            proc = run()
+            self.assertNotEqual(proc.returncode, 0)
+            self.assertIn("marker", proc.stderr)
+            self.assertEqual(open(path).read(), "# Rules without the marker\n")
+
+
 class Rendering(unittest.TestCase):
     def test_pages_render_and_mention_the_sentences(self):
         docs = gen_docs.render_all(description())
