@@ -85,15 +85,24 @@ def run_plugin(build):
         if rc != 0:
             print(f"validate_plugin found errors (exit {rc})")
             return rc
-    steps = [["list", plugin] + tf] + [["op", plugin] + op + tf for op in DEMO_OPS]
-    for args in steps:
+    print(f"\n$ tfplugin-run {' '.join(['list', plugin] + tf)}", flush=True)
+    listing = subprocess.run([run, "list", plugin] + tf, stdout=subprocess.PIPE, text=True)
+    print(listing.stdout, end="", flush=True)
+    if listing.returncode != 0:
+        print(f"tfplugin-run failed (exit {listing.returncode})")
+        return listing.returncode
+    for op in DEMO_OPS:
+        # Only ops the plugin has a kernel for (the listing names each kernel's op).
+        if f" {op[0]} " not in listing.stdout and f" {op[0]}\n" not in listing.stdout:
+            print(f"\n(no {op[0]} kernel in {os.path.basename(plugin)}: not run)")
+            continue
+        args = ["op", plugin] + op + tf
         print(f"\n$ tfplugin-run {' '.join(args)}", flush=True)
         rc = subprocess.run([run] + args).returncode
         if rc != 0:
             print(f"tfplugin-run failed (exit {rc})")
             return rc
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

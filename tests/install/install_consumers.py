@@ -284,6 +284,35 @@ def main():
                                log):
                     continue
                 check_library(c, label, lib, rel)
+        # The example plugin, copied out of the tree as a vendor would, builds
+        # unchanged against the installed SDK: the newest release by default
+        # (tfplugin.pc's newest_tf_release), and an older one on request.
+        # The second copy is renamed with the two commands the example's README
+        # gives, proving `vacc` is the only prefix to change.
+        vacc_src = os.path.join(tmp, 'vacc')
+        shutil.copytree(os.path.join(SOURCE_ROOT, 'examples', 'vacc'), vacc_src)
+        renamed = os.path.join(tmp, 'myaccel')
+        shutil.copytree(vacc_src, renamed)
+        rename = ('for f in vacc*; do mv "$f" "${f/vacc/myaccel}"; done; '
+                  'sed -i "s/vacc/myaccel/g; s/VACC/MYACCEL/g" *')
+        rc, log = run(['bash', '-c', rename], cwd=renamed)
+        c.check(rc == 0, 'rename the example: vacc -> myaccel', tail(log))
+        for rel, src, name in ((None, vacc_src, 'vacc'), ('2.7', renamed, 'myaccel')):
+            label = f'{name} tf{rel or "newest"}'
+            out = os.path.join(tmp, 'build', f'{name}-{rel or "newest"}')
+            setup = ['meson', 'setup', out, src] + ([f'-Dtf_release={rel}'] if rel else [])
+            rc, log = run(setup, env=env)
+            if rc == 0:
+                rc, log = run(['meson', 'compile', '-C', out], env=env)
+            lib = os.path.join(out, f'lib{name}.so')
+            if not c.check(rc == 0 and os.path.exists(lib),
+                           f'{label} examples/vacc copy builds out of tree via pkg-config',
+                           tail(log)):
+                continue
+            syms, err = nm_symbols(lib, '--defined-only')
+            exported = sorted(syms or {})
+            c.check(exported == ['SE_InitPlugin'], f'{label} lib{name}.so exports only SE_InitPlugin',
+                    err or f'exports {exported}')
     finally:
         if args.keep:
             print(f'note kept {tmp}')

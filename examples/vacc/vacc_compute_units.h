@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// A device's compute units: worker threads that run what streams hand them
+// (a stream's queued operations, or chunks of a kernel split with
+// ParallelFor). TODO(vendor): on real hardware the device runs the work; the
+// host side keeps only the queues (vacc_stream.h).
+//
+// Idle workers spin for a bounded time before they sleep: handing work to a
+// spinning thread costs ~0.1 us, waking a sleeping one tens of microseconds,
+// and a device nobody uses must not burn CPU.
+#ifndef VACC_COMPUTE_UNITS_H_
+#define VACC_COMPUTE_UNITS_H_
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace vacc {
+
+// Spins for at most `budget`, calling done() between pauses; true as soon
+// as done() is. Shared by workers and by host threads waiting on a stream.
+bool SpinUntil(std::chrono::nanoseconds budget, const std::function<bool()>& done);
+
+class ComputeUnits {
+ public:
+  using Task = std::function<void()>;
+
+  ComputeUnits(int count, std::chrono::nanoseconds spin);
+  // Runs every task already submitted, then joins the workers.
+  ~ComputeUnits();
+  ComputeUnits(const ComputeUnits&) = delete;
+  ComputeUnits& operator=(const ComputeUnits&) = delete;
+
+  int size() const { return static_cast<int>(workers_.size()); }
+
+  // Runs `task` on some unit, soon. Thread-safe; never blocks on other work.
+  void Submit(Task task);
+
+  // Runs body(begin, end) over [0, n) in chunks of at least `grain` items, on
+  // the calling thread and on idle units, and returns when every chunk is
+  // done. The caller works too, so this finishes even when every unit is
+  // busy (or when called from a unit).
+  void ParallelFor(size_t n, size_t grain, const std::function<void(size_t, size_t)>& body);
+
+  // True when called from one of this device's units.
+  bool OnUnit() const;
+
+ private:
+  void WorkerLoop();
+  bool TryPop(Task* task);
+
+  const std::chrono::nanoseconds spin_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::deque<Task> queue_;          // guarded by mu_
+  std::atomic<size_t> queued_{0};   // queue_.size(), readable without mu_
+  std::atomic<int> spinning_{0};    // workers in their spin phase
+  int sleeping_ = 0;                // guarded by mu_
+  bool stop_ = false;               // guarded by mu_
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace vacc
+
+#endif  // VACC_COMPUTE_UNITS_H_

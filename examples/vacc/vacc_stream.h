@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Streams, events and timers: in-order queues of device work, and the
+// markers that order work across streams and let the host wait for it.
+//
+// A stream's operations run one after another on some compute unit; different
+// streams run concurrently. Operations are numbered in enqueue order; a stream
+// publishes how far it got (its `completed` number), and everything that waits
+// (another stream, an event, the host) waits for a stream to reach a number.
+//
+// Errors are sticky, as on a GPU: after an operation fails, the stream skips
+// later work, still runs host callbacks (TensorFlow frees its context in them)
+// and marks recorded events SE_EVENT_ERROR; get_stream_status reports it.
+#ifndef VACC_STREAM_H_
+#define VACC_STREAM_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "tensorflow/c/experimental/stream_executor/stream_executor.h"
+#include "tensorflow/c/tf_status.h"
+#include "vacc_compute_units.h"
+
+namespace vacc {
+
+// A TF_Code and message, without needing TF_Status (which belongs to TF).
+struct Status {
+  TF_Code code = TF_OK;
+  std::string message;
+  bool ok() const { return code == TF_OK; }
+  static Status Error(TF_Code code, std::string message) { return {code, std::move(message)}; }
+};
+
+// Copies `s` into a TF_Status TensorFlow passed us (TF_OK clears it).
+void SetTfStatus(TF_Status* out, const Status& s);
+
+class Stream : public std::enable_shared_from_this<Stream> {
+ public:
+  // Work run on a compute unit. It returns its own status: an error fails
+  // the stream. `ok_so_far` is false if the stream had already failed; only
+  // work enqueued with EnqueueAlways sees that.
+  using Work = std::function<Status()>;
+  using AlwaysWork = std::function<Status(const Status& so_far)>;
+
+  Stream(ComputeUnits* units, std::chrono::nanoseconds spin);
+  ~Stream();
+
+  // Queue work; skipped if the stream has failed by the time it would run.
+  // Returns the operation's number.
+  uint64_t Enqueue(Work work);
+  // Queue work that runs even on a failed stream (host callbacks, event
+  // records), given the stream's status so far.
+  uint64_t EnqueueAlways(AlwaysWork work);
+  // Make later work on this stream wait until `other` has completed
+  // operation `number`. Waiting on yourself is a no-op (you are in order).
+  void EnqueueWait(std::shared_ptr<Stream> other, uint64_t number);
+
+  // Number of the last operation enqueued (0: none yet).
+  uint64_t last_enqueued() const;
+  bool Reached(uint64_t number) const {
+    return completed_.load(std::memory_order_acquire) >= number;
+  }
+  // Blocks the calling host thread until operation `number` is done (spins
+  // briefly first). Returns the stream's status.
+  Status WaitFor(uint64_t number);
+  Status BlockUntilDone() { return WaitFor(last_enqueued()); }
+  Status status() const;
+
+ private:
+  struct Op {
+    uint64_t number = 0;
+    AlwaysWork work;                  // null for a wait
+    bool always = false;              // runs on a failed stream too
+    std::shared_ptr<Stream> wait_on;  // a wait: for wait_on to reach wait_number
+    uint64_t wait_number = 0;
+  };
+  uint64_t Push(Op op);
+  void Drain();  // runs on a compute unit
+  // Registers `waiter` to be resumed when this stream completes `number`;
+  // false (and no registration) if it already has.
+  bool AddWaiter(uint64_t number, std::shared_ptr<Stream> waiter);
+  void Resume();  // hand this stream back to a compute unit
+
+  ComputeUnits* const units_;
+  const std::chrono::nanoseconds spin_;
+  mutable std::mutex mu_;
+  std::condition_variable host_wake_;
+  std::deque<Op> queue_;            // guarded by mu_
+  uint64_t enqueued_ = 0;           // guarded by mu_
+  std::atomic<uint64_t> completed_{0};
+  bool scheduled_ = false;          // a unit owns the queue (or it waits); mu_
+  int host_waiters_ = 0;            // guarded by mu_
+  Status status_;                   // guarded by mu_
+  std::vector<std::pair<uint64_t, std::shared_ptr<Stream>>> waiters_;  // mu_
+};
+
+// SP_Event: marks a point in one stream. Re-recording moves the mark; waits
+// and polls use the mark as it was when they were issued.
+class Event : public std::enable_shared_from_this<Event> {
+ public:
+  // Marks the current end of `stream`. The event must be owned by a
+  // shared_ptr: the queued record keeps it alive.
+  void Record(const std::shared_ptr<Stream>& stream);
+  SE_EventStatus Poll() const;
+  // Where the event points now: (stream, operation); stream null if never
+  // recorded.
+  std::pair<std::shared_ptr<Stream>, uint64_t> Mark() const;
+  Status BlockHost() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::shared_ptr<Stream> stream_;  // guarded by mu_
+  uint64_t number_ = 0;             // guarded by mu_
+  uint64_t generation_ = 0;         // guarded by mu_: records so far
+  uint64_t done_generation_ = 0;    // guarded by mu_
+  bool failed_ = false;             // guarded by mu_: the last record ran on a failed stream
+};
+
+// SP_Timer: the device time between a start and a stop marker on a stream.
+class Timer : public std::enable_shared_from_this<Timer> {
+ public:
+  // The queued markers keep the timer alive: own it by a shared_ptr.
+  void Start(Stream* stream);
+  void Stop(Stream* stream);
+  // Nanoseconds between the markers once both have run; 0 before.
+  uint64_t Nanoseconds() const;
+
+ private:
+  std::atomic<int64_t> start_ns_{-1};
+  std::atomic<int64_t> stop_ns_{-1};
+};
+
+}  // namespace vacc
+
+#endif  // VACC_STREAM_H_
