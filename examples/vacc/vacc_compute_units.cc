@@ -10,29 +10,32 @@ namespace {
 // The ComputeUnits the current thread belongs to, if any.
 thread_local const ComputeUnits* t_units = nullptr;
 
-inline void CpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#else
-  std::this_thread::yield();
-#endif
-}
+// Pure pause-spinning this long before yielding between checks: a hand-over
+// between two running threads takes well under a microsecond.
+constexpr std::chrono::nanoseconds kPauseOnly{2000};
 
 }  // namespace
 
 bool SpinUntil(std::chrono::nanoseconds budget, const std::function<bool()>& done) {
   if (done()) return true;
   if (budget.count() <= 0) return false;
-  const auto deadline = std::chrono::steady_clock::now() + budget;
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + budget;
+  const auto yield_after = start + std::min(budget, kPauseOnly);
+  bool yielding = false;
   for (;;) {
     // Reading the clock costs more than a pause: check it every 32 rounds.
     for (int i = 0; i < 32; ++i) {
-      CpuRelax();
+      if (yielding) {
+        std::this_thread::yield();
+      } else {
+        CpuRelax();
+      }
       if (done()) return true;
     }
-    if (std::chrono::steady_clock::now() >= deadline) return false;
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return false;
+    yielding = now >= yield_after;
   }
 }
 
@@ -43,7 +46,7 @@ ComputeUnits::ComputeUnits(int count, std::chrono::nanoseconds spin) : spin_(spi
 
 ComputeUnits::~ComputeUnits() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::mutex> lock(park_mu_);
     stop_ = true;
   }
   wake_.notify_all();
@@ -53,23 +56,29 @@ ComputeUnits::~ComputeUnits() {
 bool ComputeUnits::OnUnit() const { return t_units == this; }
 
 void ComputeUnits::Submit(Task task) {
-  std::unique_lock<std::mutex> lock(mu_);
-  queue_.push_back(std::move(task));
-  queued_.store(queue_.size(), std::memory_order_release);
+  size_t queued;
+  {
+    std::lock_guard<SpinLock> lock(queue_lock_);
+    queue_.push_back(std::move(task));
+    queued = queue_.size();
+    queued_.store(queued, std::memory_order_seq_cst);
+  }
   // Wake a sleeper only when the spinning workers cannot take all the work:
   // most hand-overs then cost no system call.
-  const bool wake = sleeping_ > 0 &&
-                    queue_.size() > static_cast<size_t>(spinning_.load(std::memory_order_acquire));
-  lock.unlock();
-  if (wake) wake_.notify_one();
+  if (sleeping_.load(std::memory_order_seq_cst) > 0 &&
+      queued > static_cast<size_t>(spinning_.load(std::memory_order_seq_cst))) {
+    std::lock_guard<std::mutex> lock(park_mu_);  // not between a check and a wait
+    wake_.notify_one();
+  }
 }
 
 bool ComputeUnits::TryPop(Task* task) {
-  std::lock_guard<std::mutex> lock(mu_);
+  if (queued_.load(std::memory_order_acquire) == 0) return false;
+  std::lock_guard<SpinLock> lock(queue_lock_);
   if (queue_.empty()) return false;
   *task = std::move(queue_.front());
   queue_.pop_front();
-  queued_.store(queue_.size(), std::memory_order_release);
+  queued_.store(queue_.size(), std::memory_order_seq_cst);
   return true;
 }
 
@@ -88,11 +97,11 @@ void ComputeUnits::WorkerLoop() {
         spin_, [this] { return queued_.load(std::memory_order_acquire) > 0; });
     spinning_.fetch_sub(1, std::memory_order_acq_rel);
     if (more) continue;
-    std::unique_lock<std::mutex> lock(mu_);
-    ++sleeping_;
-    wake_.wait(lock, [this] { return stop_ || !queue_.empty(); });
-    --sleeping_;
-    if (queue_.empty()) return;  // stop_, and nothing left to run
+    std::unique_lock<std::mutex> lock(park_mu_);
+    sleeping_.fetch_add(1, std::memory_order_seq_cst);
+    wake_.wait(lock, [this] { return stop_ || queued_.load(std::memory_order_seq_cst) > 0; });
+    sleeping_.fetch_sub(1, std::memory_order_seq_cst);
+    if (stop_ && queued_.load(std::memory_order_seq_cst) == 0) return;  // nothing left to run
   }
 }
 

@@ -21,10 +21,14 @@
 #include <thread>
 #include <vector>
 
+#include "vacc_spin_lock.h"
+
 namespace vacc {
 
 // Spins for at most `budget`, calling done() between pauses; true as soon
 // as done() is. Shared by workers and by host threads waiting on a stream.
+// After the first microseconds it yields between checks, so on an
+// oversubscribed machine the thread we wait for gets our core.
 bool SpinUntil(std::chrono::nanoseconds budget, const std::function<bool()>& done);
 
 class ComputeUnits {
@@ -56,13 +60,17 @@ class ComputeUnits {
   bool TryPop(Task* task);
 
   const std::chrono::nanoseconds spin_;
-  std::mutex mu_;
-  std::condition_variable wake_;
-  std::deque<Task> queue_;          // guarded by mu_
-  std::atomic<size_t> queued_{0};   // queue_.size(), readable without mu_
+  SpinLock queue_lock_;
+  std::deque<Task> queue_;          // guarded by queue_lock_
+  std::atomic<size_t> queued_{0};   // queue_.size(), readable without the lock
   std::atomic<int> spinning_{0};    // workers in their spin phase
-  int sleeping_ = 0;                // guarded by mu_
-  bool stop_ = false;               // guarded by mu_
+  // Parking. A worker registers in sleeping_ and re-checks queued_ under
+  // park_mu_ before it waits; Submit publishes queued_ before it reads
+  // sleeping_ (both sequentially consistent), so a wake-up is never lost.
+  std::mutex park_mu_;
+  std::condition_variable wake_;
+  std::atomic<int> sleeping_{0};
+  bool stop_ = false;               // guarded by park_mu_
   std::vector<std::thread> workers_;
 };
 

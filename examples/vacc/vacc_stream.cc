@@ -28,7 +28,7 @@ uint64_t Stream::Push(Op op) {
   bool schedule;
   uint64_t number;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<SpinLock> lock(lock_);
     number = op.number = ++enqueued_;
     queue_.push_back(std::move(op));
     schedule = !scheduled_;
@@ -40,14 +40,13 @@ uint64_t Stream::Push(Op op) {
 
 uint64_t Stream::Enqueue(Work work) {
   Op op;
-  op.work = [w = std::move(work)](const Status&) { return w(); };
+  op.work = std::move(work);
   return Push(std::move(op));
 }
 
 uint64_t Stream::EnqueueAlways(AlwaysWork work) {
   Op op;
-  op.work = std::move(work);
-  op.always = true;
+  op.always = std::move(work);
   return Push(std::move(op));
 }
 
@@ -60,12 +59,12 @@ void Stream::EnqueueWait(std::shared_ptr<Stream> other, uint64_t number) {
 }
 
 uint64_t Stream::last_enqueued() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<SpinLock> lock(lock_);
   return enqueued_;
 }
 
 Status Stream::status() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<SpinLock> lock(lock_);
   return status_;
 }
 
@@ -73,47 +72,30 @@ void Stream::Resume() {
   units_->Submit([self = shared_from_this()] { self->Drain(); });
 }
 
+// Announces the waiter (has_waiters_) before reading completed_, while
+// Complete publishes completed_ before reading has_waiters_ (all
+// sequentially consistent): either we see the number reached, or Complete
+// sees a waiter and takes lock_, which we hold until it is registered.
 bool Stream::AddWaiter(uint64_t number, std::shared_ptr<Stream> waiter) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (completed_.load(std::memory_order_relaxed) >= number) return false;
+  std::lock_guard<SpinLock> lock(lock_);
+  has_waiters_.store(true, std::memory_order_seq_cst);
+  if (completed_.load(std::memory_order_seq_cst) >= number) {
+    has_waiters_.store(!waiters_.empty(), std::memory_order_seq_cst);
+    return false;
+  }
   waiters_.emplace_back(number, std::move(waiter));
   return true;
 }
 
-// The one place a stream's operations run, one at a time, on a compute unit.
-// TODO(vendor): with hardware queues, submit each operation to the device's
-// queue instead and complete it from the device's completion interrupt.
-// Never holds two streams' locks at once.
-void Stream::Drain() {
-  for (int turn = 0;; ++turn) {
-    Op* op;
-    Status so_far;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (queue_.empty()) {
-        scheduled_ = false;
-        return;
-      }
-      if (turn == kOpsPerTurn) break;  // requeue below, behind other streams
-      op = &queue_.front();  // stays valid: only this thread pops
-      so_far = status_;
-    }
-    Status result;
-    if (op->wait_on != nullptr) {
-      // Blocked: park (keeping scheduled_) until the other stream resumes us.
-      if (op->wait_on->AddWaiter(op->wait_number, shared_from_this())) return;
-    } else if (so_far.ok() || op->always) {
-      result = op->work(so_far);
-    }
+// See AddWaiter for why no wake-up is lost.
+void Stream::Complete(uint64_t number) {
+  completed_.store(number, std::memory_order_seq_cst);
+  if (has_waiters_.load(std::memory_order_seq_cst)) {
     std::vector<std::shared_ptr<Stream>> resume;
     {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (!result.ok() && status_.ok()) status_ = std::move(result);
-      const uint64_t done = op->number;
-      queue_.pop_front();
-      completed_.store(done, std::memory_order_release);
+      std::lock_guard<SpinLock> lock(lock_);
       for (size_t i = 0; i < waiters_.size();) {
-        if (waiters_[i].first <= done) {
+        if (waiters_[i].first <= number) {
           resume.push_back(std::move(waiters_[i].second));
           waiters_[i] = std::move(waiters_.back());
           waiters_.pop_back();
@@ -121,19 +103,81 @@ void Stream::Drain() {
           ++i;
         }
       }
-      if (host_waiters_ > 0) host_wake_.notify_all();
+      has_waiters_.store(!waiters_.empty(), std::memory_order_seq_cst);
     }
     for (auto& s : resume) s->Resume();
   }
-  Resume();  // fairness: let other queued work have this unit first
+  if (host_waiters_.load(std::memory_order_seq_cst) > 0) {
+    std::lock_guard<std::mutex> lock(wait_mu_);  // not between a check and a wait
+    host_wake_.notify_all();
+  }
+}
+
+// The one place a stream's operations run, one at a time, on a compute unit.
+// TODO(vendor): with hardware queues, submit each operation to the device's
+// queue instead and complete it from the device's completion interrupt.
+// Takes everything queued so far in one go: the host enqueuing and the unit
+// draining then meet on the lock once per batch, not once per operation.
+void Stream::Drain() {
+  Status so_far;
+  int ran = 0;
+  for (;;) {
+    {
+      std::lock_guard<SpinLock> lock(lock_);
+      if (queue_.empty()) {
+        scheduled_ = false;
+        return;
+      }
+      if (ran >= kOpsPerTurn) break;  // fairness: requeue behind other work
+      batch_.swap(queue_);
+      so_far = status_;
+    }
+    while (!batch_.empty()) {
+      Op& op = batch_.front();
+      Status result;
+      if (op.wait_on != nullptr && !op.wait_on->Reached(op.wait_number)) {
+        // Blocked. First put the rest (this wait included) back in front of
+        // what arrived meanwhile: once registered as a waiter we may be
+        // resumed on another unit at once, and it must find everything in
+        // queue_. Then park (scheduled_ stays set) until resumed.
+        const std::shared_ptr<Stream> other = op.wait_on;
+        const uint64_t wait_number = op.wait_number;
+        {
+          std::lock_guard<SpinLock> lock(lock_);
+          while (!batch_.empty()) {
+            queue_.push_front(std::move(batch_.back()));
+            batch_.pop_back();
+          }
+        }
+        if (other->AddWaiter(wait_number, shared_from_this())) return;
+        break;  // reached meanwhile: take the queue again
+      }
+      // A wait that is over has nothing to run.
+      if (op.always) {
+        result = op.always(so_far);
+      } else if (op.work && so_far.ok()) {
+        result = op.work();
+      }
+      if (!result.ok() && so_far.ok()) {
+        so_far = result;  // the first failure sticks
+        std::lock_guard<SpinLock> lock(lock_);
+        status_ = std::move(result);
+      }
+      const uint64_t number = op.number;
+      batch_.pop_front();  // release what the operation captured before reporting it done
+      Complete(number);
+      ++ran;
+    }
+  }
+  Resume();
 }
 
 Status Stream::WaitFor(uint64_t number) {
   if (!SpinUntil(spin_, [&] { return Reached(number); })) {
-    std::unique_lock<std::mutex> lock(mu_);
-    ++host_waiters_;
+    std::unique_lock<std::mutex> lock(wait_mu_);
+    host_waiters_.fetch_add(1, std::memory_order_seq_cst);
     host_wake_.wait(lock, [&] { return Reached(number); });
-    --host_waiters_;
+    host_waiters_.fetch_sub(1, std::memory_order_seq_cst);
   }
   return status();
 }

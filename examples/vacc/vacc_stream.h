@@ -27,6 +27,7 @@
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 #include "tensorflow/c/tf_status.h"
 #include "vacc_compute_units.h"
+#include "vacc_spin_lock.h"
 
 namespace vacc {
 
@@ -65,7 +66,7 @@ class Stream : public std::enable_shared_from_this<Stream> {
   // Number of the last operation enqueued (0: none yet).
   uint64_t last_enqueued() const;
   bool Reached(uint64_t number) const {
-    return completed_.load(std::memory_order_acquire) >= number;
+    return completed_.load(std::memory_order_seq_cst) >= number;
   }
   // Blocks the calling host thread until operation `number` is done (spins
   // briefly first). Returns the stream's status.
@@ -76,13 +77,16 @@ class Stream : public std::enable_shared_from_this<Stream> {
  private:
   struct Op {
     uint64_t number = 0;
-    AlwaysWork work;                  // null for a wait
-    bool always = false;              // runs on a failed stream too
+    Work work;                        // skipped on a failed stream
+    AlwaysWork always;                // runs on a failed stream too
     std::shared_ptr<Stream> wait_on;  // a wait: for wait_on to reach wait_number
     uint64_t wait_number = 0;
   };
   uint64_t Push(Op op);
   void Drain();  // runs on a compute unit
+  // Publishes that operation `number` is done and resumes the streams that
+  // waited for it.
+  void Complete(uint64_t number);
   // Registers `waiter` to be resumed when this stream completes `number`;
   // false (and no registration) if it already has.
   bool AddWaiter(uint64_t number, std::shared_ptr<Stream> waiter);
@@ -90,15 +94,25 @@ class Stream : public std::enable_shared_from_this<Stream> {
 
   ComputeUnits* const units_;
   const std::chrono::nanoseconds spin_;
-  mutable std::mutex mu_;
-  std::condition_variable host_wake_;
-  std::deque<Op> queue_;            // guarded by mu_
-  uint64_t enqueued_ = 0;           // guarded by mu_
+  // The queue's state, touched for a few instructions per operation.
+  mutable SpinLock lock_;
+  std::deque<Op> queue_;            // guarded by lock_
+  uint64_t enqueued_ = 0;           // guarded by lock_
+  bool scheduled_ = false;          // guarded by lock_: a unit owns the queue (or it waits)
+  Status status_;                   // guarded by lock_; written only by the drainer
+  std::vector<std::pair<uint64_t, std::shared_ptr<Stream>>> waiters_;  // lock_
+  std::atomic<bool> has_waiters_{false};  // !waiters_.empty(), readable without lock_
   std::atomic<uint64_t> completed_{0};
-  bool scheduled_ = false;          // a unit owns the queue (or it waits); mu_
-  int host_waiters_ = 0;            // guarded by mu_
-  Status status_;                   // guarded by mu_
-  std::vector<std::pair<uint64_t, std::shared_ptr<Stream>>> waiters_;  // mu_
+  // The operations the drainer took from queue_ in one go (one lock per
+  // batch, not per operation). Touched only by the one thread draining.
+  std::deque<Op> batch_;
+  // Host threads that gave up spinning sleep here. A waiter registers in
+  // host_waiters_ and re-checks completed_ under wait_mu_; completion
+  // publishes completed_ before reading host_waiters_ (both sequentially
+  // consistent), so a wake-up is never lost.
+  std::mutex wait_mu_;
+  std::condition_variable host_wake_;
+  std::atomic<int> host_waiters_{0};
 };
 
 // SP_Event: marks a point in one stream. Re-recording moves the mark; waits

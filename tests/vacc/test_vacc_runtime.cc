@@ -367,6 +367,32 @@ TEST(Stream, ManyStreamsKeepTheirOrder) {
   }
 }
 
+// A stream that waits on another, which completes at the same moment,
+// always gets resumed: thousands of races between the wait being registered
+// and the number being reached, parking and spinning. A lost wake-up shows
+// as a wait that never ends (bounded here, so it fails instead of hanging).
+TEST(Stream, CrossStreamWaitsNeverLoseWakeups) {
+  for (auto spin : {std::chrono::microseconds(0), std::chrono::microseconds(20)}) {
+    ComputeUnits units(2, spin);
+    auto a = std::make_shared<Stream>(&units, spin);
+    auto b = std::make_shared<Stream>(&units, spin);
+    std::atomic<int> b_ran{0};
+    for (int i = 0; i < 3000; ++i) {
+      a->Enqueue([] { return Status(); });
+      b->EnqueueWait(a, a->last_enqueued());
+      b->Enqueue([&] {
+        b_ran.fetch_add(1);
+        return Status();
+      });
+    }
+    auto done = std::async(std::launch::async, [&] { return b->BlockUntilDone().ok(); });
+    ASSERT_EQ(done.wait_for(std::chrono::seconds(60)), std::future_status::ready)
+        << "stream B never resumed (spin " << spin.count() << " us): lost wake-up";
+    EXPECT_TRUE(done.get());
+    EXPECT_EQ(b_ran.load(), 3000);
+  }
+}
+
 // ---- Event
 
 // Never recorded: complete. Recorded behind a blocked operation: pending
