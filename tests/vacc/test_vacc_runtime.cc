@@ -367,6 +367,29 @@ TEST(Stream, ManyStreamsKeepTheirOrder) {
   }
 }
 
+// Different streams run at the same time: an operation on A that waits for
+// one on B can only finish if B runs while A's operation is still running
+// (bounded wait, so a serial runtime fails instead of hanging).
+TEST(Stream, DifferentStreamsRunConcurrently) {
+  ComputeUnits units(2, kSpin);
+  auto a = std::make_shared<Stream>(&units, kSpin);
+  auto b = std::make_shared<Stream>(&units, kSpin);
+  std::promise<void> b_started;
+  std::shared_future<void> b_seen = b_started.get_future().share();
+  std::atomic<bool> overlapped{false};
+  a->Enqueue([b_seen, &overlapped] {
+    overlapped = b_seen.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+    return Status();
+  });
+  b->Enqueue([&b_started] {
+    b_started.set_value();
+    return Status();
+  });
+  EXPECT_TRUE(a->BlockUntilDone().ok());
+  EXPECT_TRUE(b->BlockUntilDone().ok());
+  EXPECT_TRUE(overlapped.load()) << "stream B's work did not run while A's was running";
+}
+
 // A stream that waits on another, which completes at the same moment,
 // always gets resumed: thousands of races between the wait being registered
 // and the number being reached, parking and spinning. A lost wake-up shows
