@@ -6,7 +6,8 @@
  * Validation runs in phases (file, symbols, registration, runtime). Each phase runs
  * in a forked child process with a timeout, so a plugin (or a malformed
  * file) that crashes or hangs becomes a finding, never a crash of the
- * caller. The registration phase loads the plugin and runs its code
+ * caller (unless options->in_process asks otherwise, for debugging).
+ * The registration phase loads the plugin and runs its code
  * (SE_InitPlugin and the callbacks TensorFlow calls to set up a platform):
  * leave TFP_PHASE_REGISTRATION out of `phases` for code you do not trust.
  * The runtime phase runs the device callbacks (one child per check).
@@ -44,8 +45,22 @@ typedef struct tfp_validate_options {
   const char *tf_release; /* release to check against: "2.16" ("2.16.1" too); NULL: the newest */
   unsigned timeout_ms;    /* per phase; 0: 30000 */
   unsigned phases;        /* TFP_PHASE_* bits; 0: TFP_PHASE_ALL */
+  /* Added later: a caller whose struct_size ends before a field gets its
+   * default (0 / NULL). */
+  /* Non-zero: every phase and check runs in the calling process, one after
+   * the other: no fork, no timeout, no test faults. For debugging a plugin
+   * under a debugger: a plugin that crashes or hangs then crashes or hangs
+   * the caller, and a phase sees what earlier ones left loaded. */
+  int in_process;
+  /* Rules to report: comma-separated ids ("TFP-SYM-NO-ENTRY") or prefixes
+   * ending in '*' ("TFP-RT-*"); NULL or "": every rule. An id or prefix
+   * naming no rule is INVALID_ARGUMENT. The checks still run; findings of
+   * other rules are dropped from the report and its counts. */
+  const char *rules;
+  /* Rules not to report, in the same form; applied after `rules`. */
+  const char *skip_rules;
 } tfp_validate_options;
-#define TFP_VALIDATE_OPTIONS_STRUCT_SIZE TF_OFFSET_OF_END(tfp_validate_options, phases)
+#define TFP_VALIDATE_OPTIONS_STRUCT_SIZE TF_OFFSET_OF_END(tfp_validate_options, skip_rules)
 
 typedef enum tfp_severity {
   TFP_SEVERITY_ERROR = 0,
@@ -86,6 +101,10 @@ TFP_VALIDATE_EXPORT size_t tfp_report_error_count(const tfp_report *report);
 TFP_VALIDATE_EXPORT size_t tfp_report_warning_count(const tfp_report *report);
 /* validate_plugin's exit status: 0 no errors, 1 errors, 2 not validated. */
 TFP_VALIDATE_EXPORT int tfp_report_exit_status(const tfp_report *report);
+
+/* Non-zero when findings of rule `rule_id` are in the report: the rule
+ * exists and options->rules / skip_rules select it. */
+TFP_VALIDATE_EXPORT int tfp_report_rule_reported(const tfp_report *report, const char *rule_id);
 
 /* Phases, in the order they run: 0 <= i < tfp_report_phase_count. */
 TFP_VALIDATE_EXPORT size_t tfp_report_phase_count(const tfp_report *report);
@@ -135,6 +154,9 @@ TFP_VALIDATE_EXPORT const char *tfp_rule_summary(size_t i);
 /* Known releases, oldest first ("2.5" ... ); the last is the default. */
 TFP_VALIDATE_EXPORT size_t tfp_validate_release_count(void);
 TFP_VALIDATE_EXPORT const char *tfp_validate_release(size_t i);
+/* Release i's ABI revisions (docs/abi-versions.md), e.g. "SE3 K2 G3 P1";
+ * NULL if out of range. */
+TFP_VALIDATE_EXPORT const char *tfp_validate_release_revisions(size_t i);
 
 #ifdef __cplusplus
 } /* extern "C" */

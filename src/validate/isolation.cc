@@ -335,4 +335,27 @@ bool RunIsolated(const char* phase_name, const std::function<void(FindingSink&)>
   return true;
 }
 
+bool RunPhase(const char* phase_name, const std::function<void(FindingSink&)>& body,
+              unsigned timeout_ms, bool in_process, IsolatedRun* out, std::string* error) {
+  if (!in_process) return RunIsolated(phase_name, body, timeout_ms, out, error);
+  VectorSink sink;
+  std::string failure;
+  try {
+    body(sink);
+  } catch (const std::exception& e) {
+    failure = std::string("internal error: ") + e.what();
+  } catch (...) {
+    failure = "internal error: unknown exception";
+  }
+  out->findings = std::move(sink.findings);
+  out->end = PhaseEnd::kCompleted;
+  if (!failure.empty()) {
+    out->end = PhaseEnd::kExited;
+    out->findings.push_back(Finding(RuleId::kIsolationExit)
+                                .Set("phase", phase_name)
+                                .Set("detail", "ran in process; " + failure));
+  }
+  return true;
+}
+
 }  // namespace tfp_validator

@@ -37,6 +37,13 @@ struct IsolatedRun {
 bool RunIsolated(const char* phase_name, const std::function<void(FindingSink&)>& body,
                  unsigned timeout_ms, IsolatedRun* out, std::string* error);
 
+// RunIsolated, or with `in_process` (tfp_validate_options.in_process) `body`
+// right here in this process: no fork, no timeout, no test faults; what it
+// reports is kept and an exception becomes TFP-ISOLATION-EXIT. A crash or
+// hang of `body` is then the caller's.
+bool RunPhase(const char* phase_name, const std::function<void(FindingSink&)>& body,
+              unsigned timeout_ms, bool in_process, IsolatedRun* out, std::string* error);
+
 // "SIGSEGV (Segmentation fault)"
 std::string SignalName(int signal);
 // "30 s", "1.5 s"

@@ -22,6 +22,7 @@ struct PhaseContext {
   std::string release;  // "2.21"
   int release_index;    // index in Release()
   unsigned timeout_ms = 30000;  // per phase (the runtime phase: per check)
+  bool in_process = false;  // run children's work here (tfp_validate_options.in_process)
 };
 
 // Phase 1, the file: exists, readable, an ELF shared object (ET_DYN, not a

@@ -54,7 +54,13 @@ tfp_finding RenderFinding(const Finding& finding, const std::string& file) {
 
 }  // namespace tfp_validator
 
+bool tfp_report::Reported(tfp_validator::RuleId rule) const {
+  const size_t i = static_cast<size_t>(tfp_validator::RuleIndex(rule));
+  return reported.empty() || (i < reported.size() && reported[i]);
+}
+
 void tfp_report::Add(const tfp_validator::Finding& finding) {
+  if (!Reported(finding.rule)) return;
   findings.push_back(tfp_validator::RenderFinding(finding, path));
   switch (findings.back().rule->severity) {
     case tfp_validator::Severity::kError: ++errors; break;

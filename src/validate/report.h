@@ -28,10 +28,14 @@ struct tfp_report {
   size_t warnings = 0;
   std::vector<PhaseResult> phases;
   std::vector<tfp_finding> findings;
+  // Per rule index: reported (tfp_validate_options.rules/skip_rules); empty: all.
+  std::vector<bool> reported;
 
-  // Renders `finding` for this report's file and counts it.
+  // Renders `finding` for this report's file and counts it, unless its rule
+  // is not reported (then it is dropped).
   void Add(const tfp_validator::Finding& finding);
   int ExitStatus() const;
+  bool Reported(tfp_validator::RuleId rule) const;
 };
 
 namespace tfp_validator {

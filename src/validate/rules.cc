@@ -43,6 +43,7 @@ const char* SeverityName(Severity severity) {
 
 int ReleaseCount() { return static_cast<int>(std::size(kReleaseNames)); }
 const char* Release(int index) { return kReleaseNames[index]; }
+const char* ReleaseRevisions(int index) { return kReleaseRevisions[index]; }
 
 int ReleaseIndex(const char* release) {
   if (release == nullptr) return -1;

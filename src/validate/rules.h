@@ -44,6 +44,8 @@ const char* SeverityName(Severity severity);
 // Releases, oldest first; the last is the default target.
 int ReleaseCount();
 const char* Release(int index);
+// Its ABI revisions: "SE3 K2 G3 P1".
+const char* ReleaseRevisions(int index);
 // Index of "2.16", or -1.
 int ReleaseIndex(const char* release);
 // Bit i set: Release(i) exports `symbol` (0: no release does).

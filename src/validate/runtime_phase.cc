@@ -797,7 +797,8 @@ void RunRuntimePhase(const PhaseContext& context, FindingSink& sink) {
     if (!rp.Register(context, &why)) return;
     s.Add(Finding(RuleId::kRtSummary).Set("value", std::to_string(rp.device_count())));
   };
-  if (!RunIsolated("runtime probe", probe_body, context.timeout_ms, &probe, &error) ||
+  if (!RunPhase("runtime probe", probe_body, context.timeout_ms, context.in_process, &probe,
+                &error) ||
       probe.end != PhaseEnd::kCompleted) {
     return;  // the registration phase reports what goes wrong there
   }
@@ -819,7 +820,7 @@ void RunRuntimePhase(const PhaseContext& context, FindingSink& sink) {
     IsolatedRun run;
     auto body = [&](FindingSink& s) { RunCheck(context, def, s); };
     const std::string name = std::string("runtime check ") + def.name;
-    if (!RunIsolated(name.c_str(), body, context.timeout_ms, &run, &error)) {
+    if (!RunPhase(name.c_str(), body, context.timeout_ms, context.in_process, &run, &error)) {
       throw std::runtime_error("cannot start a child for " + name + ": " + error);
     }
     bool bad = false;

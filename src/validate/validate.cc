@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// tfp_validate: the phases in order, each in its own child process, and the
-// C API over the report.
+// tfp_validate: the phases in order, each in its own child process (or, with
+// options->in_process, in this one), and the C API over the report.
 #include "tfplugin/validate.h"
 
 #include <cstring>
@@ -66,6 +66,40 @@ tfp_severity CSeverity(Severity severity) {
   return TFP_SEVERITY_ERROR;
 }
 
+// Parses `list` ("TFP-SYM-NO-ENTRY,TFP-RT-*") into a mask over the rule
+// table; false, with the message in *error, for an id or prefix naming no rule.
+bool RuleMask(const char* list, const char* what, std::vector<bool>* mask, std::string* error) {
+  mask->assign(static_cast<size_t>(kRuleCount), false);
+  const std::string text = list;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    std::string item = text.substr(start, comma - start);
+    start = comma + 1;
+    const size_t b = item.find_first_not_of(" \t");
+    const size_t e = item.find_last_not_of(" \t");
+    item = b == std::string::npos ? "" : item.substr(b, e - b + 1);
+    if (item.empty()) continue;
+    bool any = false;
+    const bool prefix = item.back() == '*';
+    const std::string stem = prefix ? item.substr(0, item.size() - 1) : item;
+    for (int i = 0; i < kRuleCount; ++i) {
+      const std::string id = GetRule(i).id;
+      if (prefix ? id.compare(0, stem.size(), stem) == 0 : id == stem) {
+        (*mask)[static_cast<size_t>(i)] = true;
+        any = true;
+      }
+    }
+    if (!any) {
+      *error = std::string("unknown rule ") + (prefix ? "prefix" : "id") + " \"" + item + "\" in " +
+               what + " (validate_plugin --list-rules lists them)";
+      return false;
+    }
+  }
+  return true;
+}
+
 tfp_outcome Outcome(PhaseEnd end, size_t errors, size_t warnings) {
   switch (end) {
     case PhaseEnd::kCrashed:
@@ -93,6 +127,9 @@ tfp_report* tfp_validate(const char* path, const tfp_validate_options* options, 
   }
   const char* release = nullptr;
   unsigned timeout_ms = 0, phases = 0;
+  bool in_process = false;
+  const char* rules = nullptr;
+  const char* skip_rules = nullptr;
   if (options != nullptr) {
     const size_t size = options->struct_size;
     if (size == 0) {
@@ -103,6 +140,11 @@ tfp_report* tfp_validate(const char* path, const tfp_validate_options* options, 
     if (size >= TF_OFFSET_OF_END(tfp_validate_options, tf_release)) release = options->tf_release;
     if (size >= TF_OFFSET_OF_END(tfp_validate_options, timeout_ms)) timeout_ms = options->timeout_ms;
     if (size >= TF_OFFSET_OF_END(tfp_validate_options, phases)) phases = options->phases;
+    if (size >= TF_OFFSET_OF_END(tfp_validate_options, in_process)) {
+      in_process = options->in_process != 0;
+    }
+    if (size >= TF_OFFSET_OF_END(tfp_validate_options, rules)) rules = options->rules;
+    if (size >= TF_OFFSET_OF_END(tfp_validate_options, skip_rules)) skip_rules = options->skip_rules;
   }
   int release_index = ReleaseCount() - 1;
   if (release != nullptr && release[0] != '\0') {
@@ -118,10 +160,33 @@ tfp_report* tfp_validate(const char* path, const tfp_validate_options* options, 
   if (phases == 0) phases = TFP_PHASE_ALL;
   phases |= TFP_PHASE_FILE;
 
+  std::vector<bool> reported;
+  if ((rules != nullptr && rules[0] != '\0') || (skip_rules != nullptr && skip_rules[0] != '\0')) {
+    std::string error;
+    std::vector<bool> skipped;
+    if (rules != nullptr && rules[0] != '\0') {
+      if (!RuleMask(rules, "rules", &reported, &error)) {
+        SetStatus(status, TF_INVALID_ARGUMENT, "tfp_validate: " + error);
+        return nullptr;
+      }
+    } else {
+      reported.assign(static_cast<size_t>(kRuleCount), true);
+    }
+    if (skip_rules != nullptr && skip_rules[0] != '\0') {
+      if (!RuleMask(skip_rules, "skip_rules", &skipped, &error)) {
+        SetStatus(status, TF_INVALID_ARGUMENT, "tfp_validate: " + error);
+        return nullptr;
+      }
+      for (size_t i = 0; i < reported.size(); ++i) reported[i] = reported[i] && !skipped[i];
+    }
+  }
+
   tfp_report* report = new tfp_report;
   report->path = path;
   report->release = Release(release_index);
-  const PhaseContext context{report->path, report->release, release_index, timeout_ms};
+  report->reported = std::move(reported);
+  PhaseContext context{report->path, report->release, release_index, timeout_ms};
+  context.in_process = in_process;
   bool blocked = false;
   for (const PhaseDef& def : kPhases) {
     const char* name = PhaseName(def.phase);
@@ -134,12 +199,12 @@ tfp_report* tfp_validate(const char* path, const tfp_validate_options* options, 
     auto body = [&](FindingSink& sink) { def.run(context, sink); };
     const unsigned phase_timeout =
         def.per_check ? timeout_ms * (RuntimeChildCount() + 1) : timeout_ms;
-    bool started = RunIsolated(name, body, phase_timeout, &run, &error);
+    bool started = RunPhase(name, body, phase_timeout, in_process, &run, &error);
     if (started && def.followup != nullptr && run.end == PhaseEnd::kCompleted) {
       IsolatedRun second;
       const std::vector<Finding>& first = run.findings;
       auto followup = [&](FindingSink& sink) { def.followup(context, first, sink); };
-      started = RunIsolated(name, followup, timeout_ms, &second, &error);
+      started = RunPhase(name, followup, timeout_ms, in_process, &second, &error);
       for (Finding& f : second.findings) run.findings.push_back(std::move(f));
       run.end = second.end;
     }
@@ -150,11 +215,20 @@ tfp_report* tfp_validate(const char* path, const tfp_validate_options* options, 
       return nullptr;
     }
     const size_t errors = report->errors, warnings = report->warnings;
-    for (const Finding& f : run.findings) report->Add(f);
+    size_t all_errors = 0, all_warnings = 0;  // rules not reported too
+    for (const Finding& f : run.findings) {
+      const Severity severity = GetRule(f.rule).severity;
+      all_errors += severity == Severity::kError;
+      all_warnings += severity == Severity::kWarning;
+      report->Add(f);
+    }
+    // The outcome shown counts the reported rules; whether later phases can
+    // run (and whether the file was validated) counts every finding.
     const tfp_outcome outcome =
         Outcome(run.end, report->errors - errors, report->warnings - warnings);
     report->phases.push_back({name, outcome});
-    const bool passed = outcome == TFP_OUTCOME_PASS || outcome == TFP_OUTCOME_WARN;
+    const tfp_outcome real = Outcome(run.end, all_errors, all_warnings);
+    const bool passed = real == TFP_OUTCOME_PASS || real == TFP_OUTCOME_WARN;
     if (def.gate && !passed) blocked = true;
     if (def.phase == Phase::kFile) report->validated = passed;
   }
@@ -172,6 +246,16 @@ int tfp_report_validated(const tfp_report* r) { return r != nullptr && r->valida
 size_t tfp_report_error_count(const tfp_report* r) { return r != nullptr ? r->errors : 0; }
 size_t tfp_report_warning_count(const tfp_report* r) { return r != nullptr ? r->warnings : 0; }
 int tfp_report_exit_status(const tfp_report* r) { return r != nullptr ? r->ExitStatus() : 2; }
+
+int tfp_report_rule_reported(const tfp_report* r, const char* rule_id) {
+  if (r == nullptr || rule_id == nullptr) return 0;
+  for (int i = 0; i < kRuleCount; ++i) {
+    if (std::strcmp(GetRule(i).id, rule_id) == 0) {
+      return r->reported.empty() || r->reported[static_cast<size_t>(i)] ? 1 : 0;
+    }
+  }
+  return 0;
+}
 
 size_t tfp_report_phase_count(const tfp_report* r) { return r != nullptr ? r->phases.size() : 0; }
 const char* tfp_report_phase_name(const tfp_report* r, size_t i) {
@@ -242,6 +326,9 @@ tfp_severity tfp_rule_severity(size_t i) {
 }
 const char* tfp_rule_summary(size_t i) {
   return i < tfp_rule_count() ? GetRule(static_cast<int>(i)).summary : nullptr;
+}
+const char* tfp_validate_release_revisions(size_t i) {
+  return i < tfp_validate_release_count() ? ReleaseRevisions(static_cast<int>(i)) : nullptr;
 }
 size_t tfp_validate_release_count(void) { return static_cast<size_t>(ReleaseCount()); }
 const char* tfp_validate_release(size_t i) {
