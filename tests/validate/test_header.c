@@ -106,6 +106,38 @@ int main(void) {
   tfp_report_delete(report);
   tfp_report_delete(NULL);
 
+  /* The fields added after `phases`: a caller built before them (struct_size
+   * ending at phases) gets the defaults whatever follows in memory. */
+  options.struct_size = TFP_OFFSET_OF_END(tfp_validate_options, phases);
+  options.tf_release = NULL;
+  options.in_process = 1;
+  options.rules = "TFP-NO-SUCH-RULE"; /* would be INVALID_ARGUMENT if read */
+  options.skip_rules = "TFP-FILE-MISSING";
+  report = tfp_validate(missing, &options, status);
+  CHECK(report != NULL && TF_GetCode(status) == TF_OK);
+  CHECK(tfp_report_finding_count(report) == 1); /* TFP-FILE-MISSING not skipped */
+  CHECK(tfp_report_rule_reported(report, "TFP-FILE-MISSING") == 1);
+  tfp_report_delete(report);
+  options.struct_size = TFP_VALIDATE_OPTIONS_STRUCT_SIZE;
+  CHECK(tfp_validate(missing, &options, status) == NULL);
+  CHECK(TF_GetCode(status) == TF_INVALID_ARGUMENT);
+  CHECK(strstr(TF_Message(status), "\"TFP-NO-SUCH-RULE\"") != NULL);
+  options.rules = "TFP-FILE-*";
+  report = tfp_validate(missing, &options, status);
+  CHECK(report != NULL && TF_GetCode(status) == TF_OK);
+  /* Skipped: not in the report or its counts; the file still is not validated. */
+  CHECK(tfp_report_finding_count(report) == 0);
+  CHECK(tfp_report_error_count(report) == 0);
+  CHECK(tfp_report_exit_status(report) == 2);
+  CHECK(tfp_report_rule_reported(report, "TFP-FILE-MISSING") == 0);
+  CHECK(tfp_report_rule_reported(report, "TFP-FILE-EMPTY") == 1);
+  CHECK(tfp_report_rule_reported(report, "TFP-SYM-NO-ENTRY") == 0);
+  CHECK(tfp_report_rule_reported(report, "TFP-NO-SUCH-RULE") == 0);
+  tfp_report_delete(report);
+  options.in_process = 0;
+  options.rules = NULL;
+  options.skip_rules = NULL;
+
   /* NULL-safe accessors. */
   CHECK(tfp_report_finding_count(NULL) == 0);
   CHECK(tfp_report_exit_status(NULL) == 2);
@@ -125,6 +157,9 @@ int main(void) {
   CHECK(tfp_rule_id(tfp_rule_count()) == NULL);
   CHECK(tfp_validate_release(tfp_validate_release_count()) == NULL);
   CHECK(streq(tfp_validate_release(0), "2.5"));
+  CHECK(streq(tfp_validate_release_revisions(0), "SE1 K1 G1"));
+  CHECK(strncmp(tfp_validate_release_revisions(tfp_validate_release_count() - 1), "SE", 2) == 0);
+  CHECK(tfp_validate_release_revisions(tfp_validate_release_count()) == NULL);
 
   TF_DeleteStatus(status);
   if (failures != 0) fprintf(stderr, "%d checks failed\n", failures);
