@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -605,6 +606,99 @@ void HostCallbackOnce(Check& c) {
   }
 }
 
+// What the ordering callback saw. Static: it outlives the check, whatever
+// the plugin does later.
+constexpr size_t kOrderBytes = 16384;
+constexpr int kOrderHoldMs = 10;
+struct OrderProbe {
+  unsigned char source[kOrderBytes];   // copied to the device first
+  unsigned char before[kOrderBytes];   // filled from the device before the callback
+  unsigned char after[kOrderBytes];    // filled from the device after the callback
+  unsigned char saw_before[kOrderBytes];
+  unsigned char saw_after_entry[kOrderBytes];
+  unsigned char saw_after_exit[kOrderBytes];
+  std::atomic<int> runs{0};
+};
+// Snapshots, on its first run, the host buffer filled by the work enqueued
+// before it, and the one the work after it fills: on entry, and again after
+// holding the stream for kOrderHoldMs (the later work must wait for it).
+void SnapshotOrder(void* arg, TF_Status* status) {
+  (void)status;
+  auto* p = static_cast<OrderProbe*>(arg);
+  if (p->runs.load(std::memory_order_acquire) == 0) {
+    std::memcpy(p->saw_before, p->before, kOrderBytes);
+    std::memcpy(p->saw_after_entry, p->after, kOrderBytes);
+    SleepMs(kOrderHoldMs);
+    std::memcpy(p->saw_after_exit, p->after, kOrderBytes);
+  }
+  p->runs.fetch_add(1, std::memory_order_acq_rel);
+}
+
+// On one stream: memcpy_htod of pattern A, memcpy_dtoh of it into host
+// buffer `before`, host_callback, memcpy_dtoh of it into host buffer
+// `after`. Both host buffers start as pattern B. The callback must see A in
+// `before` (everything enqueued before it is done) and B in `after`
+// (nothing enqueued after it has run, also while it runs). A plugin that
+// runs each operation when enqueued passes; one that runs the callback at
+// enqueue while the copies are still queued, or that runs it late, fails.
+void HostCallbackOrder(Check& c) {
+  auto host_callback = c.Fn<SE_FN(host_callback)>("host_callback");
+  auto htod = c.Fn<SE_FN(memcpy_htod)>("memcpy_htod");
+  auto dtoh = c.Fn<SE_FN(memcpy_dtoh)>("memcpy_dtoh");
+  if (host_callback == nullptr || htod == nullptr || dtoh == nullptr) return;
+  SP_Stream stream = c.NewStream();
+  SP_DeviceMemoryBase* m = c.Alloc(kOrderBytes);
+  if (stream == nullptr || m == nullptr) return;
+  static OrderProbe probe;
+  const auto a = Pattern(kOrderBytes, 31);
+  const auto b = Pattern(kOrderBytes, 32);
+  std::memcpy(probe.source, a.data(), kOrderBytes);
+  std::memcpy(probe.before, b.data(), kOrderBytes);
+  std::memcpy(probe.after, b.data(), kOrderBytes);
+  probe.runs.store(0, std::memory_order_release);
+  Status s;
+  c.Calling("memcpy_htod");
+  htod(c.device(), stream, m, probe.source, kOrderBytes, s.get());
+  if (!c.StatusOk(s, "memcpy_htod")) return;
+  c.Calling("memcpy_dtoh");
+  dtoh(c.device(), stream, probe.before, m, kOrderBytes, s.get());
+  if (!c.StatusOk(s, "memcpy_dtoh")) return;
+  c.Calling("host_callback");
+  if (!host_callback(c.device(), stream, SnapshotOrder, &probe)) {
+    c.Sync(stream);
+    return;  // TFP-RT-HOST-CALLBACK-ONCE reports it
+  }
+  c.Calling("memcpy_dtoh");
+  dtoh(c.device(), stream, probe.after, m, kOrderBytes, s.get());
+  if (!c.StatusOk(s, "memcpy_dtoh") || !c.Sync(stream)) return;
+  for (int i = 0; i < 100 && probe.runs.load(std::memory_order_acquire) == 0; ++i) SleepMs(10);
+  if (probe.runs.load(std::memory_order_acquire) == 0) return;  // TFP-RT-HOST-CALLBACK-ONCE's
+  std::string w, g;
+  std::string d = FirstDifference(probe.saw_before, a.data(), kOrderBytes, &w, &g);
+  if (!d.empty()) {
+    const bool old = std::memcmp(probe.saw_before, b.data(), kOrderBytes) == 0;
+    return c.Fail("host_callback",
+                  "the callback ran before the work enqueued ahead of it on its stream was done: "
+                  "the host buffer memcpy_dtoh filled before it " +
+                      std::string(old ? "still held its old bytes" : "held other bytes") + " (" +
+                      d + ")",
+                  w + ": the effects of everything enqueued before the callback",
+                  g + (old ? ", the buffer's old bytes" : ""));
+  }
+  for (const unsigned char* saw : {probe.saw_after_entry, probe.saw_after_exit}) {
+    d = FirstDifference(saw, b.data(), kOrderBytes, &w, &g);
+    if (d.empty()) continue;
+    const bool at_entry = saw == probe.saw_after_entry;
+    return c.Fail("host_callback",
+                  std::string("the callback saw the effect of memcpy_dtoh enqueued after it ") +
+                      (at_entry ? "when it started" : "while it ran (" + std::to_string(kOrderHoldMs) +
+                                                          " ms in)") +
+                      ": " + d,
+                  w + ": the buffer untouched until the callback returns",
+                  g + ", written by the later copy");
+  }
+}
+
 void SyncCheck(Check& c) {
   SP_Stream stream = c.NewStream();
   SP_DeviceMemoryBase* m = c.Alloc(4096);
@@ -748,6 +842,7 @@ const CheckDef kChecks[] = {
     {RuleId::kRtEvent, "event", EventCheck},
     {RuleId::kRtStreamDep, "stream-dep", StreamDep},
     {RuleId::kRtHostCallbackOnce, "host-callback-once", HostCallbackOnce},
+    {RuleId::kRtHostCallbackOrder, "host-callback-order", HostCallbackOrder},
     {RuleId::kRtSync, "sync", SyncCheck},
     {RuleId::kRtAllocStats, "alloc-stats", AllocStats},
     {RuleId::kRtMemoryUsage, "memory-usage", MemoryUsage},
