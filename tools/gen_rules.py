@@ -58,6 +58,13 @@ PHASES = {
                 "the per-phase timeout), creates streams on each device and exercises the "
                 "SP_StreamExecutor callbacks, verifying results byte for byte; a crash or "
                 "hang is reported as a finding of that check's rule."),
+    "kernels": ("KERN", "Phase 5: kernels. For a plugin exporting `TF_InitKernel`: loads it "
+                "through the host (include/tfplugin/host.h) in a child process, lists the "
+                "kernels it registers and checks them: device types, duplicate "
+                "registrations, and the results of a reference set of ops (AddV2, Sub, Mul, "
+                "RealDiv, Relu, Identity, MatMul) against scalar reference implementations "
+                "(src/reference), each op in its own child process. Skipped (an information "
+                "finding) without `TF_InitKernel`."),
     "isolation": ("ISOLATION", "Every phase runs in a child process with a timeout; these "
                   "rules report a child that crashed, hung or died, for any phase."),
 }
@@ -95,6 +102,7 @@ FIELDS = {
     "revision": "the ABI revision and releases a struct_size belongs to "
                 "(\"SE1 headers (TensorFlow 2.5-2.6)\")",
     "device": "the device (ordinal) a runtime check ran on",
+    "kernel": "a kernel as registered: op, device type, type constraints, label, priority and name; or the op or entry point concerned",
     "accepted": "the releases whose registration checks a plugin passes "
                 "(\"TensorFlow 2.14-2.21\", \"no known release\")",
 }

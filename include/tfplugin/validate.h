@@ -38,6 +38,7 @@ extern "C" {
 #define TFP_PHASE_SYMBOLS (1u << 1) /* dynamic symbols: entry points, imports */
 #define TFP_PHASE_REGISTRATION (1u << 2) /* SE_InitPlugin: loads and runs plugin code */
 #define TFP_PHASE_RUNTIME (1u << 3) /* device callbacks: memory, streams, events */
+#define TFP_PHASE_KERNELS (1u << 4) /* TF_InitKernel: kernels, their results */
 #define TFP_PHASE_ALL (~0u)         /* every phase this library implements */
 
 typedef struct tfp_validate_options {

@@ -52,6 +52,13 @@ void RunRuntimePhase(const PhaseContext& context, FindingSink& sink);
 // How many child processes (each with the timeout) it runs at most.
 unsigned RuntimeChildCount();
 
+// Phase 5, kernels: for a plugin exporting TF_InitKernel, opens it through
+// the host (tfplugin/host.h) in a child process, lists its kernels (device
+// types, duplicates), then runs a reference set of ops, each in a child of
+// its own, against src/reference (kernels_phase.cc).
+void RunKernelsPhase(const PhaseContext& context, FindingSink& sink);
+unsigned KernelsChildCount();
+
 }  // namespace tfp_validator
 
 #endif  // TFPLUGIN_VALIDATE_PHASES_H_

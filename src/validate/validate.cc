@@ -34,6 +34,7 @@ const PhaseDef kPhases[] = {
     // Registration gates runtime: its checks need a platform TF would register.
     {Phase::kRegistration, TFP_PHASE_REGISTRATION, RunRegistrationPhase, true, RunRegistrationZeroSizes},
     {Phase::kRuntime, TFP_PHASE_RUNTIME, RunRuntimePhase, false, nullptr, true},
+    {Phase::kKernels, TFP_PHASE_KERNELS, RunKernelsPhase, false, nullptr, true},
 };
 
 void SetStatus(TF_Status* status, TF_Code code, const std::string& message) {
@@ -198,7 +199,9 @@ tfp_report* tfp_validate(const char* path, const tfp_validate_options* options, 
     std::string error;
     auto body = [&](FindingSink& sink) { def.run(context, sink); };
     const unsigned phase_timeout =
-        def.per_check ? timeout_ms * (RuntimeChildCount() + 1) : timeout_ms;
+        def.per_check ? timeout_ms * ((def.phase == Phase::kKernels ? KernelsChildCount()
+                                                                   : RuntimeChildCount()) + 1)
+                     : timeout_ms;
     bool started = RunPhase(name, body, phase_timeout, in_process, &run, &error);
     if (started && def.followup != nullptr && run.end == PhaseEnd::kCompleted) {
       IsolatedRun second;

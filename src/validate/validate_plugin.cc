@@ -43,7 +43,7 @@ const char kUsage[] =
     "                     testsuite per phase, one testcase per rule or finding\n"
     "  --timeout SECONDS  per phase (default 30); a phase running longer is killed\n"
     "  --phases LIST      comma-separated phases to run: file, symbols, registration,\n"
-    "                     runtime\n"
+    "                     runtime, kernels\n"
     "                     (default: all; file always runs). registration loads the\n"
     "                     plugin and runs its SE_InitPlugin: leave it out for code\n"
     "                     you do not trust\n"
@@ -71,7 +71,7 @@ unsigned ParsePhases(const std::string& list) {
     unsigned bit;
   } kNames[] = {{"file", TFP_PHASE_FILE}, {"symbols", TFP_PHASE_SYMBOLS},
                 {"registration", TFP_PHASE_REGISTRATION},
-                {"runtime", TFP_PHASE_RUNTIME}};
+                {"runtime", TFP_PHASE_RUNTIME}, {"kernels", TFP_PHASE_KERNELS}};
   unsigned bits = 0;
   size_t start = 0;
   while (start <= list.size()) {

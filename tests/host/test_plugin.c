@@ -13,7 +13,12 @@
  *          work on a stream fails the stream, later work is refused.
  * Env:     TFP_TEST_DEVICES=<n>  number of devices (default 2);
  *          TFP_TEST_FAIL=se_init | no_struct_size | null_memset | bad_name
- *          makes SE_InitPlugin misbehave in one way (see SE_InitPlugin).
+ *          makes SE_InitPlugin misbehave in one way (see SE_InitPlugin);
+ *          TFP_TEST_FAIL=kern_addv2_ulp | kern_gpu | kern_duplicate |
+ *          kern_error plants one kernel fault for validate_plugin's kernels
+ *          phase (tests/validate): AddV2 float's element 0 off by 1000 ulp,
+ *          an AddV2 kernel registered for "GPU", AddV2 float registered
+ *          twice, MatMul failing with TF_INTERNAL.
  * Kernels: see TF_InitKernel. Between them they call every shim the
  *          shims implement by hand (check_shim_coverage.py holds the plugin
  *          to that) and check each result: a wrong one fails the kernel
@@ -1231,6 +1236,13 @@ static void addv2_compute(void *kernel, TF_OpKernelContext *ctx) {
   w.z = TF_TensorData(z);
   w.dtype = k->dtype;
   launch(ctx, add_run, &w);
+  if (fail_mode("kern_addv2_ulp") && k->dtype == TF_FLOAT && w.n > 0) {
+    /* streams run synchronously: the result is there; 1000 ulp off */
+    uint32_t bits;
+    memcpy(&bits, w.z, sizeof bits);
+    bits += 1000;
+    memcpy(w.z, &bits, sizeof bits);
+  }
 done:
   if (x != NULL) TF_DeleteTensor(x);
   if (y != NULL) TF_DeleteTensor(y);
@@ -1293,6 +1305,11 @@ static void matmul_compute(void *kernel, TF_OpKernelContext *ctx) {
   TF_AllocatorAttributes on_host;
   matmul_work w;
   int64_t m, k, k2, n, dims[2], three = 3;
+
+  if (fail_mode("kern_error")) {
+    fail_ctx(ctx, TF_INTERNAL, "fixture: MatMul refuses to run");
+    goto done;
+  }
 
   TF_GetInput(ctx, 0, &a, s);
   if (!expect_ok(ctx, s, "TF_GetInput(0)")) goto done;
@@ -3050,5 +3067,11 @@ void TF_InitKernel(void) {
   COUNT(init_kernel_calls);
   define_ops(s);
   for (i = 0; i < sizeof kernels / sizeof kernels[0]; ++i) register_kernel(&kernels[i], s);
+  if (fail_mode("kern_duplicate")) register_kernel(&kernels[0], s);
+  if (fail_mode("kern_gpu")) {
+    TF_KernelBuilder *b = TF_NewKernelBuilder("AddV2", "GPU", create_typed, addv2_compute, delete_kernel);
+    TF_KernelBuilder_TypeConstraint(b, "T", TF_FLOAT, s);
+    TF_RegisterKernelBuilder("AddV2_GPU_float", b, s);
+  }
   TF_DeleteStatus(s);
 }
