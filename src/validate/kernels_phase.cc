@@ -19,6 +19,9 @@
 #include <string>
 #include <vector>
 
+#include <elf.h>
+
+#include "elf_file.h"
 #include "isolation.h"
 #include "phases.h"
 #include "reference.h"
@@ -79,13 +82,20 @@ class Host {
     host_ = tfp_host_open(context.path.c_str(), &options, s.get());
     if (host_ == nullptr) *error = s.text();
   }
-  ~Host() { tfp_host_close(host_); }
+  // Closed only in this process (--in-process): in a child the process ends
+  // instead, so a plugin whose teardown crashes (the runtime phase's
+  // TFP-RT-TEARDOWN) does not fail its kernels as well.
+  ~Host() {
+    if (close_) tfp_host_close(host_);
+  }
+  void CloseOnExit(bool close) { close_ = close; }
   Host(const Host&) = delete;
   Host& operator=(const Host&) = delete;
   tfp_host* get() { return host_; }
 
  private:
   tfp_host* host_ = nullptr;
+  bool close_ = true;
 };
 
 std::string TypeName(TF_DataType t) {
@@ -120,6 +130,7 @@ Finding Summary(const std::string& kernel, const std::string& detail, const std:
 void ListKernels(const PhaseContext& context, FindingSink& sink) {
   std::string error;
   Host host(context, &error);
+  host.CloseOnExit(context.in_process);
   if (host.get() == nullptr) {
     // The registration phase reports why the plugin does not load.
     sink.Add(Summary("TF_InitKernel", "the host could not open the plugin: " + error,
@@ -391,6 +402,7 @@ bool RunCase(tfp_host* host, const std::string& op, const std::string& kernel, c
 void CheckOp(const PhaseContext& context, const std::string& op, FindingSink& sink) {
   std::string error;
   Host host(context, &error);
+  host.CloseOnExit(context.in_process);
   if (host.get() == nullptr) return;
   const char* platform_type = tfp_host_platform_type(host.get());
   if (platform_type == nullptr || tfp_host_device_count(host.get()) <= 0) return;
@@ -442,6 +454,20 @@ std::string Field(const Finding& f, const std::string& name) {
 unsigned KernelsChildCount() { return kReferenceOpCount + 1; }
 
 void RunKernelsPhase(const PhaseContext& context, FindingSink& sink) {
+  // TF_InitKernel must be an exported function before the host calls it (the
+  // symbols phase reports anything else: TFP-SYM-ENTRY-NOT-FUNCTION, ...).
+  const SymbolTables symbols = ReadSymbols(context.path);
+  std::string entry = "not exported";
+  for (const ElfSymbol& sym : symbols.dynamic) {
+    if (sym.name != "TF_InitKernel" || !sym.defined) continue;
+    entry = sym.type == STT_FUNC || sym.type == STT_GNU_IFUNC ? "" : SymbolTypeName(sym.type);
+  }
+  if (!entry.empty()) {
+    sink.Add(Summary("TF_InitKernel",
+                     "the plugin does not export TF_InitKernel as a function: no kernels to check",
+                     "TF_InitKernel, a function", entry + "; kernel checks skipped"));
+    return;
+  }
   IsolatedRun listing;
   std::string error;
   auto list_body = [&](FindingSink& s) { ListKernels(context, s); };

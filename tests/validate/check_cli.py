@@ -93,7 +93,7 @@ def check_junit(validator, tmp, fixture, rule):
     if root.tag != "testsuites":
         fail(f"root element <{root.tag}>, expected <testsuites>")
     suites = root.findall("testsuite")
-    if [s.get("name") for s in suites] != ["file", "symbols", "registration", "runtime"]:
+    if [s.get("name") for s in suites] != ["file", "symbols", "registration", "runtime", "kernels"]:
         fail(f"testsuites {[s.get('name') for s in suites]}, expected one per phase")
     total = failures = 0
     for s in suites:

@@ -39,7 +39,7 @@ int main(void) {
   CHECK(tfp_report_exit_status(report) == 2);
   CHECK(tfp_report_error_count(report) == 1);
   CHECK(tfp_report_warning_count(report) == 0);
-  CHECK(tfp_report_phase_count(report) == 4);
+  CHECK(tfp_report_phase_count(report) == 5);
   CHECK(streq(tfp_report_phase_name(report, 0), "file"));
   CHECK(tfp_report_phase_outcome(report, 0) == TFP_OUTCOME_FAIL);
   CHECK(streq(tfp_report_phase_name(report, 1), "symbols"));
@@ -48,7 +48,9 @@ int main(void) {
   CHECK(tfp_report_phase_outcome(report, 2) == TFP_OUTCOME_SKIP);
   CHECK(streq(tfp_report_phase_name(report, 3), "runtime"));
   CHECK(tfp_report_phase_outcome(report, 3) == TFP_OUTCOME_SKIP);
-  CHECK(tfp_report_phase_name(report, 4) == NULL);
+  CHECK(streq(tfp_report_phase_name(report, 4), "kernels"));
+  CHECK(tfp_report_phase_outcome(report, 4) == TFP_OUTCOME_SKIP);
+  CHECK(tfp_report_phase_name(report, 5) == NULL);
   CHECK(streq(tfp_outcome_name(TFP_OUTCOME_TIMEOUT), "timeout"));
   CHECK(tfp_report_finding_count(report) == 1);
   finding = tfp_report_finding(report, 0);
