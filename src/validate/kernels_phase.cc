@@ -407,20 +407,32 @@ void CheckOp(const PhaseContext& context, const std::string& op, FindingSink& si
   const char* platform_type = tfp_host_platform_type(host.get());
   if (platform_type == nullptr || tfp_host_device_count(host.get()) <= 0) return;
   std::map<TF_DataType, std::string> dtypes;  // to check -> a kernel's text
+  std::set<TF_DataType> duplicated;  // TFP-KERN-DUPLICATE (the listing reports it): not run
+  std::set<std::string> keys;
   for (int i = 0; i < tfp_host_kernel_count(host.get()); ++i) {
     tfp_kernel_info k{};
     k.struct_size = TFP_KERNEL_INFO_STRUCT_SIZE;
     if (tfp_host_kernel_info(host.get(), i, &k) != 0) continue;
     if (op != k.op || std::string(platform_type) != k.device_type || k.label[0] != '\0') continue;
+    std::string key = std::to_string(k.priority);
+    std::vector<TF_DataType> types;
     bool constrained = false;
     for (int c = 0; c < k.num_type_constraints; ++c) {
+      key += std::string("\x1f") + k.constraint_attrs[c] + "=" +
+             std::to_string(static_cast<int>(k.constraint_types[c]));
       if (std::string(k.constraint_attrs[c]) != "T") continue;
       constrained = true;
       const TF_DataType t = k.constraint_types[c];
-      if (t == TF_FLOAT || (t == TF_INT32 && op != "RealDiv")) dtypes.emplace(t, "");
+      if (t == TF_FLOAT || (t == TF_INT32 && op != "RealDiv")) types.push_back(t);
     }
-    if (!constrained) dtypes.emplace(TF_FLOAT, "");
+    if (!constrained) types.push_back(TF_FLOAT);
+    const bool again = !keys.insert(key).second;
+    for (TF_DataType t : types) {
+      dtypes.emplace(t, "");
+      if (again) duplicated.insert(t);
+    }
   }
+  for (TF_DataType t : duplicated) dtypes.erase(t);
   size_t cases = 0, passed = 0;
   for (auto& [dtype, unused] : dtypes) {
     (void)unused;
