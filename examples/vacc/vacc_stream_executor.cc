@@ -255,18 +255,26 @@ uint64_t Nanoseconds(SP_Timer timer) { return timer ? ToTimer(timer)->Nanosecond
 // ---- copies. Device pointers are checked against the heap up front, so a
 // bad address is an error status now, not a crash on a worker later.
 
+// The checks every copy makes before it runs or is enqueued: both pointers
+// present, and each device side inside one live allocation of this device.
+Status CheckCopy(const Device* d, const void* dst, const void* src, uint64_t size,
+                 const char* callback, bool dst_on_device, bool src_on_device) {
+  if (size > 0 && (dst == nullptr || src == nullptr)) {
+    return NullArgument(callback, dst == nullptr ? "destination" : "source");
+  }
+  Status s;
+  if (dst_on_device) s = d->CheckDeviceRange(dst, size, callback, "destination");
+  if (s.ok() && src_on_device) s = d->CheckDeviceRange(src, size, callback, "source");
+  return s;
+}
+
 // Enqueues a copy of `size` bytes after checking the device side(s).
 void EnqueueCopy(const SP_Device* device, SP_Stream stream, void* dst, const void* src,
                  uint64_t size, const char* callback, bool dst_on_device, bool src_on_device,
                  TF_Status* status) {
   Device* d = Device::From(device);
   if (stream == nullptr) return SetTfStatus(status, NullArgument(callback, "stream"));
-  if (size > 0 && (dst == nullptr || src == nullptr)) {
-    return SetTfStatus(status, NullArgument(callback, dst == nullptr ? "destination" : "source"));
-  }
-  Status s;
-  if (dst_on_device) s = d->CheckDeviceRange(dst, size, callback, "destination");
-  if (s.ok() && src_on_device) s = d->CheckDeviceRange(src, size, callback, "source");
+  const Status s = CheckCopy(d, dst, src, size, callback, dst_on_device, src_on_device);
   if (!s.ok()) return SetTfStatus(status, s);
   if (size > 0) {
     ToStream(stream)->Enqueue([d, dst, src, size] {
@@ -300,13 +308,8 @@ void MemcpyDtoD(const SP_Device* device, SP_Stream stream, SP_DeviceMemoryBase* 
 // orders them itself.
 void SyncCopy(const SP_Device* device, void* dst, const void* src, uint64_t size,
               const char* callback, bool dst_on_device, bool src_on_device, TF_Status* status) {
-  Device* d = Device::From(device);
-  if (size > 0 && (dst == nullptr || src == nullptr)) {
-    return SetTfStatus(status, NullArgument(callback, dst == nullptr ? "destination" : "source"));
-  }
-  Status s;
-  if (dst_on_device) s = d->CheckDeviceRange(dst, size, callback, "destination");
-  if (s.ok() && src_on_device) s = d->CheckDeviceRange(src, size, callback, "source");
+  const Status s =
+      CheckCopy(Device::From(device), dst, src, size, callback, dst_on_device, src_on_device);
   if (!s.ok()) return SetTfStatus(status, s);
   if (size > 0) std::memcpy(dst, src, size);
   TF_SetStatus(status, TF_OK, "");

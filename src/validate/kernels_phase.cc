@@ -21,6 +21,7 @@
 
 #include <elf.h>
 
+#include "owned_status.h"
 #include "elf_file.h"
 #include "isolation.h"
 #include "phases.h"
@@ -45,31 +46,6 @@ const char* const kReferenceOps[] = {"AddV2", "Sub", "Mul", "RealDiv", "Relu", "
                                      "MatMul"};
 constexpr unsigned kReferenceOpCount = sizeof kReferenceOps / sizeof kReferenceOps[0];
 
-class Status {
- public:
-  Status() : s_(TF_NewStatus()) {}
-  ~Status() { TF_DeleteStatus(s_); }
-  Status(const Status&) = delete;
-  Status& operator=(const Status&) = delete;
-  TF_Status* get() { return s_; }
-  bool ok() const { return TF_GetCode(s_) == TF_OK; }
-  std::string text() const {
-    const char* m = TF_Message(s_);
-    return StatusCodeName(TF_GetCode(s_)) + ": " + (m != nullptr && m[0] != '\0' ? m : "(no message)");
-  }
-
- private:
-  static std::string StatusCodeName(TF_Code code) {
-    static const char* const names[] = {
-        "TF_OK", "TF_CANCELLED", "TF_UNKNOWN", "TF_INVALID_ARGUMENT", "TF_DEADLINE_EXCEEDED",
-        "TF_NOT_FOUND", "TF_ALREADY_EXISTS", "TF_PERMISSION_DENIED", "TF_RESOURCE_EXHAUSTED",
-        "TF_FAILED_PRECONDITION", "TF_ABORTED", "TF_OUT_OF_RANGE", "TF_UNIMPLEMENTED",
-        "TF_INTERNAL", "TF_UNAVAILABLE", "TF_DATA_LOSS", "TF_UNAUTHENTICATED"};
-    const int c = static_cast<int>(code);
-    return c >= 0 && c < 17 ? names[c] : "TF_Code " + std::to_string(c);
-  }
-  TF_Status* s_;
-};
 
 // The host, opened for the targeted release; closed on scope exit.
 class Host {
@@ -78,7 +54,7 @@ class Host {
     tfp_host_options options{};
     options.struct_size = TFP_HOST_OPTIONS_STRUCT_SIZE;
     options.tf_release = context.release.c_str();
-    Status s;
+    OwnedStatus s;
     host_ = tfp_host_open(context.path.c_str(), &options, s.get());
     if (host_ == nullptr) *error = s.text();
   }
@@ -330,7 +306,7 @@ bool RunCase(tfp_host* host, const std::string& op, const std::string& kernel, c
                  .Set("got", got));
     return false;
   };
-  Status s;
+  OwnedStatus s;
   tfp_op* node = tfp_op_new(host, op.c_str(), 0, s.get());
   if (node == nullptr) return failed("tfp_op_new failed", s.text());
   struct Deleter {

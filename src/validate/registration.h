@@ -11,13 +11,11 @@
 #include <memory>
 #include <string>
 
+#include "owned_status.h"
 #include "phases.h"
 #include "plugin_struct.h"
 
 namespace tfp_validator {
-
-// "TF_INTERNAL"
-std::string StatusCodeName(int code);
 
 class RegisteredPlatform {
  public:

@@ -104,52 +104,12 @@ const struct {
      "devices and compilation targets"},
 };
 
-std::string CodeName(TF_Code code) {
-  static const char* const kNames[] = {"TF_OK",
-                                       "TF_CANCELLED",
-                                       "TF_UNKNOWN",
-                                       "TF_INVALID_ARGUMENT",
-                                       "TF_DEADLINE_EXCEEDED",
-                                       "TF_NOT_FOUND",
-                                       "TF_ALREADY_EXISTS",
-                                       "TF_PERMISSION_DENIED",
-                                       "TF_RESOURCE_EXHAUSTED",
-                                       "TF_FAILED_PRECONDITION",
-                                       "TF_ABORTED",
-                                       "TF_OUT_OF_RANGE",
-                                       "TF_UNIMPLEMENTED",
-                                       "TF_INTERNAL",
-                                       "TF_UNAVAILABLE",
-                                       "TF_DATA_LOSS",
-                                       "TF_UNAUTHENTICATED"};
-  const int c = static_cast<int>(code);
-  if (c >= 0 && c < static_cast<int>(sizeof kNames / sizeof kNames[0])) return kNames[c];
-  return "TF_Code " + std::to_string(c);
-}
-
 std::string Hex(uintptr_t v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "0x%" PRIxPTR, v);
   return buf;
 }
 
-class Status {  // a TF_Status owned here (from libtfplugin_shims)
- public:
-  Status() : s_(TF_NewStatus()) {}
-  ~Status() { TF_DeleteStatus(s_); }
-  Status(const Status&) = delete;
-  Status& operator=(const Status&) = delete;
-  TF_Status* get() { return s_; }
-  bool ok() const { return TF_GetCode(s_) == TF_OK; }
-  std::string code() const { return CodeName(TF_GetCode(s_)); }
-  std::string message() const {
-    const char* m = TF_Message(s_);
-    return m != nullptr && m[0] != '\0' ? m : "(no message)";
-  }
-
- private:
-  TF_Status* s_;
-};
 
 // Reads a C string the plugin handed over without trusting the pointer: a
 // byte the kernel cannot read makes write() fail (EFAULT) instead of
@@ -328,7 +288,7 @@ class Registration {
       platform_.Set<size_t>("struct_size", 0);
       platform_fns_.Set<size_t>("struct_size", 0);
     }
-    Status s;
+    OwnedStatus s;
     plugin_.init()(static_cast<SE_PlatformRegistrationParams*>(params_.data()), s.get());
     if (!s.ok()) {
       if (!zero_)
@@ -468,7 +428,7 @@ class Registration {
     return true;
   }
 
-  bool CallbackOk(Status& s, const std::string& callback) {
+  bool CallbackOk(OwnedStatus& s, const std::string& callback) {
     if (s.ok()) return true;
     if (!zero_) {
       Report(Finding(RuleId::kRegCallbackFailed)
@@ -765,7 +725,6 @@ size_t RegisteredPlatform::device_count() const {
   return impl_->registration->devices().size();
 }
 PluginStruct& RegisteredPlatform::device(size_t i) { return *impl_->registration->devices()[i]; }
-std::string StatusCodeName(int code) { return CodeName(static_cast<TF_Code>(code)); }
 
 bool RegisteredPlatform::InPluginCode(const void* fn) const {
   return fn != nullptr && impl_->registration->InCode(fn);

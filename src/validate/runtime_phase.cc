@@ -82,23 +82,6 @@ std::vector<unsigned char> Pattern(size_t n, unsigned seed) {
   return v;
 }
 
-class Status {
- public:
-  Status() : s_(TF_NewStatus()) {}
-  ~Status() { TF_DeleteStatus(s_); }
-  Status(const Status&) = delete;
-  Status& operator=(const Status&) = delete;
-  TF_Status* get() { return s_; }
-  bool ok() const { return TF_GetCode(s_) == TF_OK; }
-  std::string code() const { return StatusCodeName(TF_GetCode(s_)); }
-  std::string text() const {
-    const char* m = TF_Message(s_);
-    return code() + ": " + (m != nullptr && m[0] != '\0' ? m : "(no message)");
-  }
-
- private:
-  TF_Status* s_;
-};
 
 #define SE_FN(name) decltype(SP_StreamExecutor::name)
 
@@ -149,7 +132,7 @@ class Check {
   }
 
   // False (and a finding) when `s` is not OK after `callback`.
-  bool StatusOk(Status& s, const std::string& callback) {
+  bool StatusOk(OwnedStatus& s, const std::string& callback) {
     if (s.ok()) return true;
     Fail(callback, "failed: " + s.text(), "TF_OK", s.code());
     return false;
@@ -157,40 +140,37 @@ class Check {
 
   // Handles, destroyed at the end of the check (teardown).
   SP_Stream NewStream() {
-    auto create = Fn<SE_FN(create_stream)>("create_stream");
-    if (create == nullptr) return nullptr;
-    Status s;
-    SP_Stream stream = nullptr;
-    Calling("create_stream");
-    create(device_, &stream, s.get());
-    if (!StatusOk(s, "create_stream")) return nullptr;
-    if (stream == nullptr) {
-      Report(RuleId::kRtStatusNotSet, "create_stream",
-             "left the stream NULL and the status TF_OK", "a non-NULL SP_Stream, or an error status",
-             "NULL with TF_OK");
-      failed_ = true;
-      return nullptr;
-    }
-    streams_.push_back(stream);
+    SP_Stream stream = NewHandle<SP_Stream>(Fn<SE_FN(create_stream)>("create_stream"),
+                                            "create_stream", "stream", "SP_Stream");
+    if (stream != nullptr) streams_.push_back(stream);
     return stream;
   }
   SP_Event NewEvent() {
-    auto create = Fn<SE_FN(create_event)>("create_event");
+    SP_Event event = NewHandle<SP_Event>(Fn<SE_FN(create_event)>("create_event"),
+                                         "create_event", "event", "SP_Event");
+    if (event != nullptr) events_.push_back(event);
+    return event;
+  }
+  // create_stream / create_event: a handle, or NULL after a finding (an
+  // error status, or NULL with TF_OK).
+  template <typename Handle, typename Create>
+  Handle NewHandle(Create create, const char* callback, const std::string& noun,
+                   const std::string& type) {
     if (create == nullptr) return nullptr;
-    Status s;
-    SP_Event event = nullptr;
-    Calling("create_event");
-    create(device_, &event, s.get());
-    if (!StatusOk(s, "create_event")) return nullptr;
-    if (event == nullptr) {
-      Report(RuleId::kRtStatusNotSet, "create_event",
-             "left the event NULL and the status TF_OK", "a non-NULL SP_Event, or an error status",
+    OwnedStatus s;
+    Handle handle = nullptr;
+    Calling(callback);
+    create(device_, &handle, s.get());
+    if (!StatusOk(s, callback)) return nullptr;
+    if (handle == nullptr) {
+      Report(RuleId::kRtStatusNotSet, callback,
+             "left the " + noun + " NULL and the status TF_OK",
+             "a non-NULL " + type + ", or an error status",
              "NULL with TF_OK");
       failed_ = true;
       return nullptr;
     }
-    events_.push_back(event);
-    return event;
+    return handle;
   }
   // Device memory of n bytes (opaque NULL: failed, reported).
   SP_DeviceMemoryBase* Alloc(uint64_t n) {
@@ -212,7 +192,7 @@ class Check {
   // Waits for the stream's work: block_host_until_done, else
   // synchronize_all_activity.
   bool Sync(SP_Stream stream) {
-    Status s;
+    OwnedStatus s;
     auto until_done = Fn<SE_FN(block_host_until_done)>("block_host_until_done");
     if (until_done != nullptr && stream != nullptr) {
       Calling("block_host_until_done");
@@ -228,7 +208,7 @@ class Check {
   bool Write(SP_DeviceMemoryBase* m, const std::vector<unsigned char>& bytes) {
     auto htod = Fn<SE_FN(sync_memcpy_htod)>("sync_memcpy_htod");
     if (htod == nullptr) return false;
-    Status s;
+    OwnedStatus s;
     Calling("sync_memcpy_htod");
     htod(device_, m, bytes.data(), bytes.size(), s.get());
     return StatusOk(s, "sync_memcpy_htod");
@@ -236,7 +216,7 @@ class Check {
   bool Read(const SP_DeviceMemoryBase* m, std::vector<unsigned char>* bytes) {
     auto dtoh = Fn<SE_FN(sync_memcpy_dtoh)>("sync_memcpy_dtoh");
     if (dtoh == nullptr) return false;
-    Status s;
+    OwnedStatus s;
     Calling("sync_memcpy_dtoh");
     dtoh(device_, bytes->data(), m, bytes->size(), s.get());
     return StatusOk(s, "sync_memcpy_dtoh");
@@ -253,7 +233,7 @@ class Check {
 
   // Destroys every handle made for this device.
   void Release() {
-    Status s;
+    OwnedStatus s;
     auto sync = Fn<SE_FN(synchronize_all_activity)>("synchronize_all_activity");
     if (sync != nullptr && (!streams_.empty() || !memory_.empty())) {
       Calling("synchronize_all_activity");
@@ -354,7 +334,7 @@ void MemcpyHtod(Check& c) {
     if (stream == nullptr || m2 == nullptr) return;
     const auto want2 = Pattern(n, static_cast<unsigned>(n) + 1);
     std::vector<unsigned char> got2(n, 0);
-    Status s;
+    OwnedStatus s;
     c.Calling("memcpy_htod");
     htod(c.device(), stream, m2, want2.data(), n, s.get());
     if (!c.StatusOk(s, "memcpy_htod")) return;
@@ -376,7 +356,7 @@ void MemcpyDtod(Check& c) {
     SP_DeviceMemoryBase* b = c.Alloc(n);
     if (a == nullptr || b == nullptr || !c.Write(a, want)) return;
     std::vector<unsigned char> got(n, 0);
-    Status s;
+    OwnedStatus s;
     if (sync_dtod != nullptr) {
       if (!c.Write(b, Pattern(n, 9))) return;
       c.Calling("sync_memcpy_dtod");
@@ -415,7 +395,7 @@ void SetCheck(Check& c, const char* callback, int width, uint32_t value) {
   if (width == 4) {  // host byte order
     for (size_t i = 0; i + 4 <= n - kTail; i += 4) std::memcpy(&want[i], &value, 4);
   }
-  Status s;
+  OwnedStatus s;
   c.Calling(callback);
   if (width == 0) {
     reinterpret_cast<SE_FN(mem_zero)>(fn)(c.device(), stream, m, n - kTail, s.get());
@@ -444,7 +424,7 @@ void StreamCheck(Check& c) {
   SP_Stream stream = c.NewStream();
   if (stream == nullptr) return;
   if (auto status = c.Fn<SE_FN(get_stream_status)>("get_stream_status")) {
-    Status s;
+    OwnedStatus s;
     c.Calling("get_stream_status");
     status(c.device(), stream, s.get());
     c.StatusOk(s, "get_stream_status");
@@ -488,7 +468,7 @@ void EventCheck(Check& c) {
   if (s1 == nullptr || s2 == nullptr || event == nullptr || m == nullptr || record == nullptr)
     return;
   const auto bytes = Pattern(4096, 1);
-  Status s;
+  OwnedStatus s;
   if (htod != nullptr) {
     c.Calling("memcpy_htod");
     htod(c.device(), s1, m, bytes.data(), bytes.size(), s.get());
@@ -542,7 +522,7 @@ void StreamDep(Check& c) {
   stale = Pattern(n, 22);
   got.assign(n, 0);
   if (!c.Write(m, stale) && c.failed()) return;  // what the memory held before
-  Status s;
+  OwnedStatus s;
   if (host_callback != nullptr) {
     c.Calling("host_callback");
     host_callback(c.device(), a, HoldStream, nullptr);  // false: TFP-RT-HOST-CALLBACK-ONCE's
@@ -656,7 +636,7 @@ void HostCallbackOrder(Check& c) {
   std::memcpy(probe.before, b.data(), kOrderBytes);
   std::memcpy(probe.after, b.data(), kOrderBytes);
   probe.runs.store(0, std::memory_order_release);
-  Status s;
+  OwnedStatus s;
   c.Calling("memcpy_htod");
   htod(c.device(), stream, m, probe.source, kOrderBytes, s.get());
   if (!c.StatusOk(s, "memcpy_htod")) return;
@@ -705,7 +685,7 @@ void SyncCheck(Check& c) {
   auto htod = c.Fn<SE_FN(memcpy_htod)>("memcpy_htod");
   if (stream == nullptr || m == nullptr) return;
   const auto bytes = Pattern(4096, 2);
-  Status s;
+  OwnedStatus s;
   if (htod != nullptr) {
     c.Calling("memcpy_htod");
     htod(c.device(), stream, m, bytes.data(), bytes.size(), s.get());
@@ -784,7 +764,7 @@ void TimerCheck(Check& c) {
   auto nanoseconds = reinterpret_cast<decltype(SP_TimerFns::nanoseconds)>(ns_p);
   SP_Stream stream = c.NewStream();
   if (stream == nullptr) return;
-  Status s;
+  OwnedStatus s;
   SP_Timer timer = nullptr;
   c.Calling("create_timer");
   create(c.device(), &timer, s.get());
