@@ -82,15 +82,10 @@ std::string TypeName(TF_DataType t) {
   }
 }
 
+// The host's one-line description (KernelDef::Describe: op, device type,
+// constraints, host memory, label, priority) and the registered name.
 std::string KernelText(const tfp_kernel_info& k) {
-  std::string s = std::string(k.op) + " on " + k.device_type + " {";
-  for (int i = 0; i < k.num_type_constraints; ++i) {
-    s += std::string(i ? ", " : "") + k.constraint_attrs[i] + "=" + TypeName(k.constraint_types[i]);
-  }
-  s += "}";
-  if (k.label[0] != '\0') s += " label=\"" + std::string(k.label) + "\"";
-  if (k.priority != 0) s += " priority=" + std::to_string(k.priority);
-  return s + " (\"" + k.name + "\")";
+  return std::string(k.description) + " (\"" + k.name + "\")";
 }
 
 Finding Summary(const std::string& kernel, const std::string& detail, const std::string& want,
