@@ -143,12 +143,14 @@ class GemmTest : public ::testing::Test {
   }
 };
 
-// MR = 6, NR = 2 vectors (8..32), KC = 256, MC = 144: one below, at and
-// above each, plus empty and degenerate shapes.
+// MR = 6, NR = 2 vectors (8..32), KC = 256, MC = 144, and the short-A path
+// up to 128 rows (row tiles of 1..6; 7, 8 and 9 left over become 4+3, 4+4
+// and 5+4): one below, at and above each, plus empty and degenerate shapes.
 const Shape3 kEdgeShapes[] = {
-    {0, 0, 0},   {0, 5, 7},    {5, 0, 7},    {5, 7, 0},   {1, 1, 1},     {1, 37, 1},
-    {6, 8, 16},  {5, 9, 15},   {7, 17, 17},  {13, 3, 33}, {12, 255, 32}, {6, 256, 16},
-    {11, 257, 31}, {143, 40, 9}, {145, 300, 47}, {150, 513, 65},
+    {0, 0, 0},     {0, 5, 7},     {5, 0, 7},      {5, 7, 0},      {1, 1, 1},    {1, 37, 1},
+    {6, 8, 16},    {5, 9, 15},    {7, 17, 17},    {8, 40, 20},    {9, 30, 8},   {13, 3, 33},
+    {12, 255, 32}, {6, 256, 16},  {11, 257, 31},  {32, 300, 130}, {128, 9, 17}, {129, 9, 17},
+    {143, 40, 9},  {145, 300, 47}, {150, 513, 65},
 };
 
 TEST_F(GemmTest, EdgeShapesEveryTransposeEveryTarget) {
@@ -189,22 +191,26 @@ TEST_F(GemmTest, HalfTypesWidenAndAccumulateInFloat) {
   }
 }
 
-// Large enough for several MC, KC and (with 3 units) column-group splits:
-// every transpose on 2 units, the plain product on 1 and 3.
+// Large enough for several MC, KC and (with 3 units) column-group splits,
+// and a short A split over columns: every transpose on 2 units, the plain
+// product on 1 and 3.
 TEST_F(GemmTest, LargeOnOneTwoThreeUnits) {
-  const Shape3 s{517, 263, 1031};
-  for (int count : {1, 2, 3}) {
-    ComputeUnits units(count, std::chrono::microseconds(50));
-    for (int t = 0; t < (count == 2 ? 4 : 1); ++t) {
-      CheckGemm(s, t & 1, t & 2, TF_FLOAT, &units, false,
-                Describe(s, t & 1, t & 2, TF_FLOAT, count, SimdTargetName()));
+  for (const Shape3& s : {Shape3{517, 263, 1031}, Shape3{64, 600, 1000}}) {
+    for (int count : {1, 2, 3}) {
+      ComputeUnits units(count, std::chrono::microseconds(50));
+      for (int t = 0; t < (count == 2 ? 4 : 1); ++t) {
+        CheckGemm(s, t & 1, t & 2, TF_FLOAT, &units, false,
+                  Describe(s, t & 1, t & 2, TF_FLOAT, count, SimdTargetName()));
+      }
     }
   }
 }
 
-// Wider than NC (4080 columns): more than one B block.
+// Wider than NC (4080 columns): more than one B block (the short-A path has
+// no column blocks; it must handle the width too).
 TEST_F(GemmTest, MoreColumnsThanOneBBlock) {
   ComputeUnits two(2, std::chrono::microseconds(50));
+  CheckGemm({130, 20, 4100}, false, false, TF_FLOAT, &two, false, "130x20x4100");
   CheckGemm({9, 20, 4100}, false, false, TF_FLOAT, &two, false, "9x20x4100");
 }
 

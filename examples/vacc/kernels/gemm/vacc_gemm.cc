@@ -14,19 +14,21 @@
 // The parallel split is over tiles of C (MC rows x a group of NR panels):
 // each is written by one unit, and every unit reads the same packed panels.
 // When M has few MC blocks the columns are split into groups so every unit
-// gets work (small-batch MatMul, e.g. 32 x 784 x 128).
+// gets work. A very short A (a small batch, e.g. 32 x 784 x 128) takes
+// another path, vacc_gemm_small_m.cc.
 #include "kernels/gemm/vacc_gemm.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <memory>
 #include <string>
 
 #include "kernels/gemm/vacc_gemm_blocking.h"
+#include "kernels/gemm/vacc_gemm_buffer.h"
 #include "kernels/gemm/vacc_gemm_microkernel.h"
 #include "kernels/gemm/vacc_gemm_pack.h"
+#include "kernels/gemm/vacc_gemm_small_m.h"
 
 namespace vacc {
 namespace gemm {
@@ -34,30 +36,11 @@ namespace {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Packed blocks of the GEMM running on this thread. Kept between calls:
-// allocating (and page-faulting) megabytes per call would cost more than a
-// small GEMM. Only the thread running Gemm allocates; units helping it write
-// into these buffers while it waits in ParallelFor.
-class Buffer {
- public:
-  float* Get(int64_t floats) {
-    if (floats > size_) {
-      const size_t bytes = (static_cast<size_t>(floats) * sizeof(float) + 63) / 64 * 64;
-      data_.reset(static_cast<float*>(std::aligned_alloc(64, bytes)));
-      size_ = data_ ? floats : 0;
-    }
-    return data_.get();
-  }
-
- private:
-  struct Free {
-    void operator()(float* p) const { std::free(p); }
-  };
-  std::unique_ptr<float, Free> data_;
-  int64_t size_ = 0;
-};
-thread_local Buffer t_packed_a;
-thread_local Buffer t_packed_b;
+// Packed blocks of the GEMM running on this thread. Only the thread running
+// Gemm allocates; units helping it write into these buffers while it waits
+// in ParallelFor.
+thread_local PackBuffer t_packed_a;
+thread_local PackBuffer t_packed_b;
 
 void ForEach(ComputeUnits* units, size_t n, const std::function<void(size_t, size_t)>& body) {
   if (units == nullptr) {
@@ -77,6 +60,10 @@ void Gemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool accum
     if (!accumulate) {
       for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
     }
+    return;
+  }
+  if (SmallMApplies(a)) {
+    SmallMGemm(a, b, c, ldc, accumulate, units);
     return;
   }
   const MicroKernel uk = CurrentMicroKernel();

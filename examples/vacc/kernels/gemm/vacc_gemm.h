@@ -55,6 +55,9 @@ class PackableA {
   // Rows past mc are zero. Called concurrently for disjoint blocks.
   virtual void Pack(int64_t row0, int64_t mc, int64_t col0, int64_t kc, int mr,
                     float* dst) const = 0;
+  // The operand as a matrix in memory, when it is one (NULL otherwise): a
+  // short float32 A with contiguous rows is read in place, not packed.
+  virtual const Matrix* InMemory() const { return nullptr; }
 };
 
 // A matrix in memory as the left operand.
@@ -65,6 +68,7 @@ class MatrixA : public PackableA {
   int64_t cols() const override { return m_.cols; }
   void Pack(int64_t row0, int64_t mc, int64_t col0, int64_t kc, int mr,
             float* dst) const override;
+  const Matrix* InMemory() const override { return &m_; }
 
  private:
   Matrix m_;

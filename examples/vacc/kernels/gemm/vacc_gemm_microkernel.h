@@ -25,6 +25,20 @@ struct MicroKernel {
 // The micro-kernel of the Highway target dispatch selects now (VACC_SIMD).
 MicroKernel CurrentMicroKernel();
 
+// The micro-kernel for an A used in place (vacc_gemm_microkernel_rows.cc):
+// run[R] computes C[0..R) x [0..n) (+)= A[0..R) x [0..kc) * b_panel, for
+// R = 1..6 rows of A starting at a + r*lda, and a packed, zero-padded B
+// panel (n <= nr).
+struct RowsKernel {
+  static constexpr int kMaxRows = 6;
+  int nr = 0;
+  void (*run[kMaxRows + 1])(int64_t kc, const float* a, int64_t lda, const float* b_panel,
+                            float* c, int64_t ldc, int n, bool accumulate) = {};
+};
+
+// The in-place micro-kernels of the target dispatch selects now.
+RowsKernel CurrentRowsKernel();
+
 }  // namespace gemm
 }  // namespace vacc
 

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The micro-kernel for an unpacked A (vacc_gemm_microkernel.h, RowsKernel):
+// R rows of A read in place (float32, rows contiguous) times a packed
+// NR-wide panel of B, R = 1..6 chosen per tile. The short-A path uses it:
+// there A is too small to be worth packing, and with R fitted to the tile no
+// FMA is spent on padding rows (M = 32 is 6+6+6+6+4+4 rows, not 6 x 6 with
+// 4 rows of zeros). Same register budget as the packed kernel: 2R
+// accumulators + 2 B vectors + 1 broadcast value <= 15.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/gemm/vacc_gemm_microkernel_rows.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+#include <cstdint>
+
+#include "kernels/gemm/vacc_gemm_microkernel.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace vacc {
+namespace gemm {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+template <int R>
+void RowsKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda,
+                   const float* HWY_RESTRICT b, float* HWY_RESTRICT c, int64_t ldc, int n,
+                   bool accumulate) {
+  const hn::ScalableTag<float> d;
+  const size_t N = hn::Lanes(d);
+  using V = hn::Vec<decltype(d)>;
+  // Every loop over r is fully unrolled (R is a compile-time count), so the
+  // arrays live in registers.
+  V acc0[R], acc1[R];
+  const float* rows[R];
+  HWY_UNROLL(6)
+  for (int r = 0; r < R; ++r) {
+    acc0[r] = hn::Zero(d);
+    acc1[r] = hn::Zero(d);
+    rows[r] = a + r * lda;
+  }
+  for (int64_t k = 0; k < kc; ++k) {
+    const V b0 = hn::LoadU(d, b);
+    const V b1 = hn::LoadU(d, b + N);
+    HWY_UNROLL(6)
+    for (int r = 0; r < R; ++r) {
+      const V av = hn::Set(d, rows[r][k]);
+      acc0[r] = hn::MulAdd(av, b0, acc0[r]);
+      acc1[r] = hn::MulAdd(av, b1, acc1[r]);
+    }
+    b += 2 * N;
+  }
+  if (static_cast<size_t>(n) == 2 * N) {
+    HWY_UNROLL(6)
+    for (int r = 0; r < R; ++r) {
+      float* row = c + r * ldc;
+      hn::StoreU(accumulate ? hn::Add(hn::LoadU(d, row), acc0[r]) : acc0[r], d, row);
+      hn::StoreU(accumulate ? hn::Add(hn::LoadU(d, row + N), acc1[r]) : acc1[r], d, row + N);
+    }
+    return;
+  }
+  // A partial panel: through a buffer, then the n columns that exist.
+  HWY_ALIGN float tile[2 * HWY_LANES(float)];
+  HWY_UNROLL(6)
+  for (int r = 0; r < R; ++r) {
+    hn::Store(acc0[r], d, tile);
+    hn::Store(acc1[r], d, tile + N);
+    float* row = c + r * ldc;
+    for (int j = 0; j < n; ++j) row[j] = accumulate ? row[j] + tile[j] : tile[j];
+  }
+}
+
+RowsKernel GetRowsKernel() {
+  RowsKernel k;
+  k.nr = static_cast<int>(2 * hn::Lanes(hn::ScalableTag<float>()));
+  k.run[1] = &RowsKernelF32<1>;
+  k.run[2] = &RowsKernelF32<2>;
+  k.run[3] = &RowsKernelF32<3>;
+  k.run[4] = &RowsKernelF32<4>;
+  k.run[5] = &RowsKernelF32<5>;
+  k.run[6] = &RowsKernelF32<6>;
+  return k;
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace gemm
+}  // namespace vacc
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace vacc {
+namespace gemm {
+
+HWY_EXPORT(GetRowsKernel);
+
+RowsKernel CurrentRowsKernel() { return HWY_DYNAMIC_DISPATCH(GetRowsKernel)(); }
+
+}  // namespace gemm
+}  // namespace vacc
+#endif  // HWY_ONCE

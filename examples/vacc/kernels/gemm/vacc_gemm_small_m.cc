@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The short-A GEMM (vacc_gemm_small_m.h): one parallel step over runs of B
+// panels; within its run a unit does all of K itself.
+//
+//   for each run of NR-wide B panels, in parallel
+//     for pc in K step KC
+//       A[:, pc:pc+KC]: in place if float32 with contiguous rows, else packed
+//                       into this unit's buffer (all of M: it is short)
+//       for each panel of the run
+//         pack the KC x NR panel of B           into L1, read from B once
+//         for each row tile of M                6 rows, the last two fitted
+//           micro-kernel: tile of C over KC
+//
+// B is packed a panel at a time, just before use, rather than read in place:
+// B's rows are often a power-of-two bytes apart (N = 512 floats is 2 KiB),
+// so a panel read in place maps all its KC rows onto a few L1 sets, and
+// every row tile after the first would reload it from L2.
+#include "kernels/gemm/vacc_gemm_small_m.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "kernels/gemm/vacc_gemm_blocking.h"
+#include "kernels/gemm/vacc_gemm_buffer.h"
+#include "kernels/gemm/vacc_gemm_microkernel.h"
+#include "kernels/gemm/vacc_gemm_pack.h"
+
+namespace vacc {
+namespace gemm {
+namespace {
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Every unit's own packed A (when A is not used in place) and B panel.
+thread_local PackBuffer t_small_a;
+thread_local PackBuffer t_small_b;
+
+// Rows of the tile starting at row i of m, for in-place A: 6 at a time, but
+// a remainder of 1-3 rows is shared with the tile before it (8 rows are 4+4,
+// not 6+2): a tile of few rows has too few accumulators to keep both FMA
+// pipes busy.
+int TileRows(int64_t i, int64_t m) {
+  constexpr int kMax = RowsKernel::kMaxRows;
+  const int64_t left = m - i;
+  if (left <= kMax) return static_cast<int>(left);
+  if (left < kMax + 4) return static_cast<int>((left + 1) / 2);  // 7..9 -> 4+3, 4+4, 5+4
+  return kMax;
+}
+
+struct Plan {
+  MicroKernel packed;  // for a packed A
+  RowsKernel rows;     // for A in place
+  const Matrix* a_in_place = nullptr;
+  int64_t kc_max = 0;
+};
+
+// Columns [p_begin, p_end) of NR-wide panels of C over all of K.
+void ComputePanels(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool accumulate,
+                   const Plan& plan, int64_t p_begin, int64_t p_end) {
+  const int64_t m = a.rows(), k = a.cols(), n = b.cols;
+  const int64_t nr = plan.packed.nr, mr = plan.packed.mr;
+  float* packed_a = plan.a_in_place ? nullptr : t_small_a.Get(CeilDiv(m, mr) * mr * plan.kc_max);
+  float* packed_b = t_small_b.Get(nr * plan.kc_max);
+  if ((packed_a == nullptr && plan.a_in_place == nullptr) || packed_b == nullptr) {
+    std::abort();  // out of host memory
+  }
+  for (int64_t pc = 0; pc < k; pc += plan.kc_max) {
+    const int64_t kc = std::min(plan.kc_max, k - pc);
+    const bool add = accumulate || pc > 0;  // later K blocks add to the first
+    if (packed_a != nullptr) a.Pack(0, m, pc, kc, plan.packed.mr, packed_a);
+    for (int64_t p = p_begin; p < p_end; ++p) {
+      const int64_t col = p * nr;
+      const int n_eff = static_cast<int>(std::min(nr, n - col));
+      PackB(b, pc, kc, col, n_eff, plan.packed.nr, packed_b);
+      if (packed_a != nullptr) {
+        for (int64_t i = 0; i < m; i += mr) {
+          const int m_eff = static_cast<int>(std::min(mr, m - i));
+          plan.packed.run(kc, packed_a + i * kc, packed_b, c + i * ldc + col, ldc, m_eff, n_eff,
+                          add);
+        }
+        continue;
+      }
+      const Matrix& am = *plan.a_in_place;
+      const float* a_data = static_cast<const float*>(am.data) + pc;
+      for (int64_t i = 0; i < m;) {
+        const int rows = TileRows(i, m);
+        plan.rows.run[rows](kc, a_data + i * am.row_stride, am.row_stride, packed_b,
+                            c + i * ldc + col, ldc, n_eff, add);
+        i += rows;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+bool SmallMApplies(const PackableA& a) { return a.rows() <= kSmallMRows; }
+
+void SmallMGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool accumulate,
+                ComputeUnits* units) {
+  Plan plan;
+  plan.packed = CurrentMicroKernel();
+  plan.rows = CurrentRowsKernel();
+  const Matrix* am = a.InMemory();
+  if (am != nullptr && am->dtype == TF_FLOAT && am->col_stride == 1) {
+    plan.a_in_place = am;
+  }
+  // Equal KC blocks: K = 300 is 2 x 150, not 256 + 44.
+  plan.kc_max = CeilDiv(a.cols(), CeilDiv(a.cols(), kKC));
+  const int64_t panels = CeilDiv(b.cols, plan.packed.nr);
+  if (units == nullptr) {
+    ComputePanels(a, b, c, ldc, accumulate, plan, 0, panels);
+    return;
+  }
+  // One contiguous run of panels per participant: each handles (or packs)
+  // A once per K block, whatever its share.
+  const int64_t participants = units->size() + (units->OnUnit() ? 0 : 1);
+  const size_t grain = static_cast<size_t>(CeilDiv(panels, participants));
+  units->ParallelFor(static_cast<size_t>(panels), grain, [&](size_t begin, size_t end) {
+    ComputePanels(a, b, c, ldc, accumulate, plan, static_cast<int64_t>(begin),
+                  static_cast<int64_t>(end));
+  });
+}
+
+}  // namespace gemm
+}  // namespace vacc
