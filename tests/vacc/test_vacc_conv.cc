@@ -49,6 +49,14 @@ const Case kCases[] = {
     {"stem_7x7_stride_2", {1, 20, 20, 3}, {7, 7, 3, 8}, 2, 2, 1, 1, Padding::kSame, {}},
     {"k_over_kc_5x5x16", {1, 15, 15, 16}, {5, 5, 16, 20}, 2, 2, 1, 1, Padding::kSame, {}},
     {"many_pixels", {3, 17, 19, 5}, {3, 3, 5, 7}, 1, 1, 1, 1, Padding::kSame, {}},
+    // Float32 convolutions without horizontal dilation read interior pixels in
+    // place (vacc_gemm_conv_direct.h): a kernel row longer than KC (3*100)
+    // is split; wide rows give interior runs of every tile size; a filter
+    // wider than the input leaves no interior pixel at all.
+    {"kernel_row_over_kc", {1, 6, 9, 100}, {3, 3, 100, 20}, 1, 1, 1, 1, Padding::kSame, {}},
+    {"wide_rows_stride_3", {2, 7, 40, 3}, {3, 5, 3, 17}, 2, 3, 1, 1, Padding::kSame, {}},
+    {"filter_wider_than_input", {1, 6, 3, 2}, {2, 5, 2, 3}, 1, 1, 1, 1, Padding::kSame, {}},
+    {"explicit_right_pad_only", {1, 5, 13, 4}, {3, 3, 4, 9}, 1, 2, 1, 1, Padding::kExplicit, {0, 1, 0, 4}},
     {"empty_batch", {0, 5, 5, 3}, {3, 3, 3, 4}, 1, 1, 1, 1, Padding::kSame, {}},
     {"empty_cout", {1, 5, 5, 3}, {3, 3, 3, 0}, 1, 1, 1, 1, Padding::kSame, {}},
     {"empty_cin", {1, 5, 5, 0}, {3, 3, 0, 4}, 1, 1, 1, 1, Padding::kSame, {}},

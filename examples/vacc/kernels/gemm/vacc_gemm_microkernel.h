@@ -27,13 +27,24 @@ MicroKernel CurrentMicroKernel();
 
 // The micro-kernel for an A used in place (vacc_gemm_microkernel_rows.cc):
 // run[R] computes C[0..R) x [0..n) (+)= A[0..R) x [0..kc) * b_panel, for
-// R = 1..6 rows of A starting at a + r*lda, and a packed, zero-padded B
-// panel (n <= nr).
+// R = 1..6 rows of A and a packed, zero-padded B panel (n <= nr). Row r's
+// values come in segments of seg_len: k = s*seg_len + j is at
+// a + r*lda + s*seg_stride + j (a plain matrix: seg_len = kc).
 struct RowsKernel {
   static constexpr int kMaxRows = 6;
+  // Rows of the next tile when `left` rows remain: 6 at a time, but a
+  // remainder of 1-3 rows is shared with the tile before it (8 rows are
+  // 4+4, not 6+2): a tile of few rows has too few accumulators to keep both
+  // FMA pipes busy.
+  static int TileRows(int64_t left) {
+    if (left <= kMaxRows) return static_cast<int>(left);
+    if (left < kMaxRows + 4) return static_cast<int>((left + 1) / 2);  // 7..9: 4+3, 4+4, 5+4
+    return kMaxRows;
+  }
   int nr = 0;
-  void (*run[kMaxRows + 1])(int64_t kc, const float* a, int64_t lda, const float* b_panel,
-                            float* c, int64_t ldc, int n, bool accumulate) = {};
+  void (*run[kMaxRows + 1])(int64_t kc, const float* a, int64_t lda, int64_t seg_len,
+                            int64_t seg_stride, const float* b_panel, float* c, int64_t ldc,
+                            int n, bool accumulate) = {};
 };
 
 // The in-place micro-kernels of the target dispatch selects now.

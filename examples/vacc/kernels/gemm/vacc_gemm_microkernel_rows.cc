@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The micro-kernel for an unpacked A (vacc_gemm_microkernel.h, RowsKernel):
-// R rows of A read in place (float32, rows contiguous) times a packed
-// NR-wide panel of B, R = 1..6 chosen per tile. The short-A path uses it:
-// there A is too small to be worth packing, and with R fitted to the tile no
-// FMA is spent on padding rows (M = 32 is 6+6+6+6+4+4 rows, not 6 x 6 with
-// 4 rows of zeros). Same register budget as the packed kernel: 2R
+// R rows of A read in place (float32) times a packed NR-wide panel of B,
+// R = 1..6 chosen per tile. The short-A path uses it (A is too small to be
+// worth packing) and so does the direct convolution (an output pixel's
+// receptive field is KH runs of KW*Cin contiguous values: the segments).
+// With R fitted to the tile no FMA is spent on padding rows (M = 32 is
+// 6+6+6+6+4+4 rows, not 6 x 6 with 4 rows of zeros). Same register budget as the packed kernel: 2R
 // accumulators + 2 B vectors + 1 broadcast value <= 15.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/gemm/vacc_gemm_microkernel_rows.cc"
@@ -23,32 +24,36 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 template <int R>
-void RowsKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda,
-                   const float* HWY_RESTRICT b, float* HWY_RESTRICT c, int64_t ldc, int n,
-                   bool accumulate) {
+void RowsKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda, int64_t seg_len,
+                   int64_t seg_stride, const float* HWY_RESTRICT b, float* HWY_RESTRICT c,
+                   int64_t ldc, int n, bool accumulate) {
   const hn::ScalableTag<float> d;
   const size_t N = hn::Lanes(d);
   using V = hn::Vec<decltype(d)>;
   // Every loop over r is fully unrolled (R is a compile-time count), so the
   // arrays live in registers.
   V acc0[R], acc1[R];
-  const float* rows[R];
   HWY_UNROLL(6)
   for (int r = 0; r < R; ++r) {
     acc0[r] = hn::Zero(d);
     acc1[r] = hn::Zero(d);
-    rows[r] = a + r * lda;
   }
-  for (int64_t k = 0; k < kc; ++k) {
-    const V b0 = hn::LoadU(d, b);
-    const V b1 = hn::LoadU(d, b + N);
+  for (int64_t k0 = 0; k0 < kc; k0 += seg_len) {
+    const float* rows[R];
     HWY_UNROLL(6)
-    for (int r = 0; r < R; ++r) {
-      const V av = hn::Set(d, rows[r][k]);
-      acc0[r] = hn::MulAdd(av, b0, acc0[r]);
-      acc1[r] = hn::MulAdd(av, b1, acc1[r]);
+    for (int r = 0; r < R; ++r) rows[r] = a + r * lda + (k0 / seg_len) * seg_stride;
+    const int64_t len = kc - k0 < seg_len ? kc - k0 : seg_len;
+    for (int64_t k = 0; k < len; ++k) {
+      const V b0 = hn::LoadU(d, b);
+      const V b1 = hn::LoadU(d, b + N);
+      HWY_UNROLL(6)
+      for (int r = 0; r < R; ++r) {
+        const V av = hn::Set(d, rows[r][k]);
+        acc0[r] = hn::MulAdd(av, b0, acc0[r]);
+        acc1[r] = hn::MulAdd(av, b1, acc1[r]);
+      }
+      b += 2 * N;
     }
-    b += 2 * N;
   }
   if (static_cast<size_t>(n) == 2 * N) {
     HWY_UNROLL(6)

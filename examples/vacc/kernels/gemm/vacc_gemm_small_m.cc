@@ -36,18 +36,6 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 thread_local PackBuffer t_small_a;
 thread_local PackBuffer t_small_b;
 
-// Rows of the tile starting at row i of m, for in-place A: 6 at a time, but
-// a remainder of 1-3 rows is shared with the tile before it (8 rows are 4+4,
-// not 6+2): a tile of few rows has too few accumulators to keep both FMA
-// pipes busy.
-int TileRows(int64_t i, int64_t m) {
-  constexpr int kMax = RowsKernel::kMaxRows;
-  const int64_t left = m - i;
-  if (left <= kMax) return static_cast<int>(left);
-  if (left < kMax + 4) return static_cast<int>((left + 1) / 2);  // 7..9 -> 4+3, 4+4, 5+4
-  return kMax;
-}
-
 struct Plan {
   MicroKernel packed;  // for a packed A
   RowsKernel rows;     // for A in place
@@ -84,8 +72,8 @@ void ComputePanels(const PackableA& a, const Matrix& b, float* c, int64_t ldc, b
       const Matrix& am = *plan.a_in_place;
       const float* a_data = static_cast<const float*>(am.data) + pc;
       for (int64_t i = 0; i < m;) {
-        const int rows = TileRows(i, m);
-        plan.rows.run[rows](kc, a_data + i * am.row_stride, am.row_stride, packed_b,
+        const int rows = RowsKernel::TileRows(m - i);
+        plan.rows.run[rows](kc, a_data + i * am.row_stride, am.row_stride, kc, 0, packed_b,
                             c + i * ldc + col, ldc, n_eff, add);
         i += rows;
       }
