@@ -3,12 +3,14 @@
 """The example plugin in a real TensorFlow, installed the way users install it.
 
   vacc_in_tf.py --plugin libvacc.so --built-for 2.21 --version 0.1.0 \\
-      --validate-plugin PATH --tfplugin-run PATH [--model ops|mlp|cnn]
+      --validate-plugin PATH --tfplugin-run PATH [--release 2.X] [--model ops|mlp|cnn]
       [--expect-missing-kernels]
 
-1. takes the suite's TF venv (tf_venv.py; TFPLUGIN_TF_RELEASE, else the
-   release vacc was built for), skipping only when TensorFlow cannot be
-   installed (or auditwheel, which the wheel needs, cannot);
+1. takes the suite's TF venv (tf_venv.py) for --release (else
+   TFPLUGIN_TF_RELEASE, else the release vacc was built for: an older one
+   checks that the plugin really runs in the releases its wheel claims),
+   skipping only when TensorFlow cannot be installed (or auditwheel, which
+   the wheel needs, cannot);
 2. packages libvacc.so with tools/tfplugin_wheel.py (range from
    validate_plugin, libhwy bundled by auditwheel) and pip installs it with
    --target into a temporary `site-packages` put on PYTHONPATH: TF scans
@@ -17,10 +19,12 @@
    in range with no problems;
 4. runs vacc_tf_checks.py in the venv's Python:
    ops  VACC is listed by tf.config.list_physical_devices(); the kernels TF
-        registered for VACC are the ones the plugin registers (tfplugin-run
-        list, without TF); every one with a case in vacc_op_cases.py runs on
-        /VACC:0 (soft placement off, result.device checked) and matches the
-        CPU within the case's tolerance; at least one must be checked.
+        registered for VACC, each an op and its dtypes, are the ones the
+        plugin registers (tfplugin-run list, without TF); every one runs its
+        cases from vacc_op_cases.py on /VACC:0 (soft placement off,
+        result.device checked) and matches TF's CPU within
+        vacc_tolerances.py's bound for its dtype. A plugin kernel without a
+        case fails the test: coverage cannot silently shrink.
    mlp, cnn  vacc_tf_models.py. With --expect-missing-kernels the test passes
         only while some kernel the model needs is missing, and fails once none
         is (drop the flag then: the model runs and is checked for real).
@@ -64,12 +68,37 @@ def build_wheel(args, out_dir):
     return r.stdout.strip().splitlines()[-1]
 
 
-def plugin_kernel_ops(tfplugin_run, plugin, release):
-    """Ops the plugin registers kernels for, as tfplugin-run lists them without TF."""
+# tfplugin-run's dtype names (TF_DataType's) to TensorFlow's Python names.
+DTYPE_NAMES = {"float": "float32", "half": "float16", "double": "float64"}
+
+
+def plugin_kernels(tfplugin_run, plugin, release):
+    """Kernels the plugin registers, as tfplugin-run lists them without TF, named as
+    vacc_tf_checks.py names TF's: `Op{A=dtype, B=dtype}` with attrs sorted."""
     r = run([tfplugin_run, "list", plugin, "--tf", release])
     if r.returncode != 0:
         raise Error(f"tfplugin-run list exited {r.returncode}: {r.stderr.strip()}")
-    return sorted({m.group(1) for m in re.finditer(r"^  (\w+) on VACC\b", r.stdout, re.M)})
+    out = set()
+    for m in re.finditer(r"^  (\w+) on VACC(?: \{([^}]*)\})?", r.stdout, re.M):
+        types = dict(pair.split("=", 1) for pair in (m.group(2) or "").split(", ") if pair)
+        out.add(m.group(1) + "{" + ", ".join(
+            f"{a}={DTYPE_NAMES.get(t, t)}" for a, t in sorted(types.items())) + "}")
+    declared = re.search(r"^kernels: (\d+)$", r.stdout, re.M)
+    if not out or not declared or int(declared.group(1)) != len(out):
+        raise Error(f"could not read tfplugin-run list's kernels (parsed {len(out)}, it says "
+                    f"{declared.group(1) if declared else 'nothing'})")
+    return sorted(out)
+
+
+def core_revision(release):
+    """The kernel C API revision of `release` (K1, K2, ...) in abi/tfplugin-abi.json."""
+    try:
+        with open(os.path.join(REPO, "abi", "tfplugin-abi.json")) as f:
+            releases = json.load(f)["releases"]
+    except (OSError, ValueError, KeyError):
+        return "unknown"
+    return next((r["revisions"]["core"] for r in releases if r["release"] == release),
+                "not in abi/tfplugin-abi.json")
 
 
 def check_doctor(python, env, tmp):
@@ -87,16 +116,23 @@ def check_doctor(python, env, tmp):
     return []
 
 
-def decide_ops(result, plugin_ops):
+def decide_ops(result, plugin):
+    """Failures: TF's VACC kernels differ from the plugin's; a plugin kernel TF did
+    not compare with its CPU (no case in vacc_op_cases.py, or not registered)."""
     failures = list(result["failures"])
-    tf_ops = sorted(result["vacc_kernels"])
-    if plugin_ops is not None and tf_ops != plugin_ops:
-        failures.append(f"TF registered VACC kernels for {tf_ops}, the plugin registers "
-                        f"{plugin_ops} (tfplugin-run list): TF rejected or added some")
-    if not result.get("checked") and not failures:
-        failures.append("no VACC kernel has a case in vacc_op_cases.py: nothing was compared")
-    say(f"compared with the CPU: {', '.join(result.get('checked', [])) or 'none'}; "
-        f"registered without a case: {', '.join(result.get('unchecked', [])) or 'none'}")
+    in_tf, checked = set(result["vacc_kernels"]), set(result.get("checked", []))
+    if set(plugin) != in_tf:
+        failures.append(f"TF registered {len(in_tf)} VACC kernels, the plugin "
+                        f"{len(plugin)} (tfplugin-run list); only in TF: "
+                        f"{sorted(in_tf - set(plugin)) or 'none'}; only in the plugin: "
+                        f"{sorted(set(plugin) - in_tf) or 'none'}")
+    unchecked = sorted(set(plugin) - checked)
+    if unchecked:
+        failures.append(f"{len(unchecked)} of the plugin's {len(plugin)} kernels were not "
+                        f"compared with TF's CPU (add a case to "
+                        f"tests/tensorflow/vacc_op_cases.py): {', '.join(unchecked)}")
+    say(f"compared with TF's CPU: {len(checked & set(plugin))} of the plugin's {len(plugin)} "
+        f"kernels ({result.get('runs', 0)} cases); not compared: {len(unchecked)}")
     return failures
 
 
@@ -121,7 +157,9 @@ def main_checked(args):
     machine = platform.machine().lower()
     if not sys.platform.startswith("linux") or machine not in ("x86_64", "amd64"):
         raise Skip(f"vacc is built here for x86-64 Linux; this machine is {sys.platform}/{machine}")
-    release = os.environ.get("TFPLUGIN_TF_RELEASE") or args.built_for
+    release = args.release or os.environ.get("TFPLUGIN_TF_RELEASE") or args.built_for
+    say(f"TensorFlow {release} (kernel API {core_revision(release)}) running vacc built for "
+        f"{args.built_for} ({core_revision(args.built_for)})")
     venv, stamp, reused, seconds = venv_for(release)
     python = venv_python(venv)
     say(f"venv: {venv} ({'reused' if reused else 'created'} in {seconds:.0f}s): "
@@ -156,9 +194,8 @@ def main_checked(args):
             raise Error(f"vacc_tf_checks.py {args.model} exited {r.returncode} "
                         f"{'without a result' if result is None else ''}")
         if args.model == "ops":
-            plugin_ops = plugin_kernel_ops(args.tfplugin_run, args.plugin, args.built_for) \
-                if args.tfplugin_run else None
-            failures += decide_ops(result, plugin_ops)
+            failures += decide_ops(result, plugin_kernels(args.tfplugin_run, args.plugin,
+                                                          release))
         else:
             failures += decide_model(result, args.model, args.expect_missing_kernels)
 
@@ -175,7 +212,10 @@ def main(argv=None):
     ap.add_argument("--built-for", required=True, help="release vacc was compiled for")
     ap.add_argument("--version", required=True, help="vacc's version, for its wheel")
     ap.add_argument("--validate-plugin", required=True)
-    ap.add_argument("--tfplugin-run", help="to compare the kernel list with TF's")
+    ap.add_argument("--tfplugin-run", required=True,
+                    help="lists the plugin's kernels without TF: each must be compared")
+    ap.add_argument("--release", help="TensorFlow release to run in (default: "
+                    "TFPLUGIN_TF_RELEASE, else --built-for)")
     ap.add_argument("--model", choices=["ops", "mlp", "cnn"], default="ops")
     ap.add_argument("--expect-missing-kernels", action="store_true")
     args = ap.parse_args(argv)

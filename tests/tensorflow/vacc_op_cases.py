@@ -1,128 +1,294 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Simple cases for ops a plugin may register: inputs and a call, float32.
+"""Cases for the kernels a plugin may register: inputs and a call per (op, dtypes).
 
-vacc_tf_checks.py runs each case whose op has a VACC kernel twice, on
-/VACC:0 and on /CPU:0, and compares. A kernel vacc registers without a case
-here is reported as not checked, so add its case with the kernel.
+vacc_tf_checks.py runs every case of every kernel TensorFlow registered for
+VACC twice, on /VACC:0 and on /CPU:0, and compares. A kernel is named by its
+op and its type constraints, e.g. ("Cast", {"SrcT": "float32", "DstT":
+"int32"}); `cases_for` gives its cases, or None when there are none, and
+vacc_in_tf.py fails for every kernel the plugin registers without one: add
+the case with the kernel.
 
-Each entry: op -> (make_inputs(rng) -> {name: numpy array}, call(raw_ops, **inputs),
-tolerance). Calls go through tf.raw_ops so exactly that op runs, not a
-composite that might place its parts elsewhere. Inputs include negative
-values, broadcasting and odd sizes (not multiples of a SIMD width).
+Calls go through tf.raw_ops so exactly that op runs, not a composite that
+might place its parts elsewhere. Inputs include negative values,
+broadcasting and odd sizes (not multiples of a SIMD width), kept well
+conditioned as in the conformance library (docs/conformance.md): divisors in
+±[0.5, 2], Log/Sqrt/Rsqrt inputs in [0.25, 4], integers far from overflow,
+distinct values in MaxPoolGrad's windows. Each case names its tolerance kind
+(vacc_tolerances.py) and K, the number of terms a result sums.
 """
+
+import zlib
 
 import numpy as np
 
-ELEMENTWISE = (1e-5, 1e-6)      # rtol, atol: one rounding per element
-TRANSCENDENTAL = (2e-5, 1e-6)   # vectorized exp/log/tanh approximations: a few ulp
-ACCUMULATING = (1e-4, 1e-5)     # sums over many terms in another order
+FLOATS = ("float32", "bfloat16", "float16")
 
 
-def _normal(*shape):
-    return lambda rng: rng.standard_normal(shape).astype("float32")
+class Case:
+    """inputs: {name: (numpy array, dtype name)}; call(raw_ops, **tensors) -> tensor or
+    tuple of tensors; kind/k pick the tolerance (vacc_tolerances.bound)."""
+
+    def __init__(self, what, inputs, call, kind="exact", k=1):
+        self.what, self.inputs, self.call, self.kind, self.k = what, inputs, call, kind, k
 
 
-def _positive(*shape):
-    return lambda rng: (rng.random(shape) + 0.1).astype("float32")
+def _values(rng, shape, dtype, lo=-2.0, hi=2.0):
+    """Random values of `dtype`'s kind: floats in [lo, hi), integers in [lo, hi], bools."""
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    if dtype in FLOATS:
+        return rng.uniform(lo, hi, shape).astype("float32")
+    return rng.integers(int(lo), int(hi) + 1, shape).astype(dtype)
 
 
-def unary(op, gen=None, tol=ELEMENTWISE, arg="x"):
-    gen = gen or _normal(3, 37)
-    return (lambda rng: {arg: gen(rng)}, lambda raw, **k: getattr(raw, op)(**k), tol)
+def _ints(values):
+    return (np.array(values, "int32"), "int32")
 
 
-def binary(op, tol=ELEMENTWISE, gen=_normal):
-    # [3,37] with [37]: the broadcast a bias-like operand uses.
-    return (lambda rng: {"x": gen(3, 37)(rng), "y": gen(37)(rng)},
-            lambda raw, **k: getattr(raw, op)(**k), tol)
+def _kind(dtype, kind):
+    return kind if dtype in FLOATS else "exact"
 
 
-def reduction(op):
-    return (lambda rng: {"input": _normal(5, 33)(rng)},
-            lambda raw, input: getattr(raw, op)(input=input, axis=[1], keep_dims=False),
-            ACCUMULATING)
+# ------------------------------------------------------------ elementwise ---
 
-
-CASES = {
-    "Relu": unary("Relu", arg="features"),
-    "Relu6": unary("Relu6", lambda rng: 8 * _normal(3, 37)(rng), arg="features"),
-    "Elu": unary("Elu", tol=TRANSCENDENTAL, arg="features"),
-    "Selu": unary("Selu", tol=TRANSCENDENTAL, arg="features"),
-    "Softplus": unary("Softplus", tol=TRANSCENDENTAL, arg="features"),
-    "Identity": unary("Identity", arg="input"),
-    "Neg": unary("Neg"),
-    "Abs": unary("Abs"),
-    "Square": unary("Square"),
-    "Sign": unary("Sign"),
-    "Floor": unary("Floor"),
-    "Ceil": unary("Ceil"),
-    "Sqrt": unary("Sqrt", _positive(3, 37)),
-    "Rsqrt": unary("Rsqrt", _positive(3, 37), TRANSCENDENTAL),
-    "Reciprocal": unary("Reciprocal", _positive(3, 37)),
-    "Exp": unary("Exp", tol=TRANSCENDENTAL),
-    "Log": unary("Log", _positive(3, 37), TRANSCENDENTAL),
-    "Log1p": unary("Log1p", _positive(3, 37), TRANSCENDENTAL),
-    "Tanh": unary("Tanh", tol=TRANSCENDENTAL),
-    "Sigmoid": unary("Sigmoid", tol=TRANSCENDENTAL),
-    "Sin": unary("Sin", tol=TRANSCENDENTAL),
-    "Cos": unary("Cos", tol=TRANSCENDENTAL),
-    "AddV2": binary("AddV2"),
-    "Add": binary("Add"),
-    "Sub": binary("Sub"),
-    "Mul": binary("Mul"),
-    "RealDiv": binary("RealDiv", gen=_positive),
-    "Maximum": binary("Maximum"),
-    "Minimum": binary("Minimum"),
-    "SquaredDifference": binary("SquaredDifference"),
-    "Pow": binary("Pow", TRANSCENDENTAL, gen=_positive),
-    "ReluGrad": (lambda rng: {"gradients": _normal(3, 37)(rng), "features": _normal(3, 37)(rng)},
-                 lambda raw, **k: raw.ReluGrad(**k), ELEMENTWISE),
-    "BiasAdd": (lambda rng: {"value": _normal(4, 5, 6, 7)(rng), "bias": _normal(7)(rng)},
-                lambda raw, **k: raw.BiasAdd(**k), ELEMENTWISE),
-    "BiasAddGrad": (lambda rng: {"out_backprop": _normal(4, 5, 6, 7)(rng)},
-                    lambda raw, **k: raw.BiasAddGrad(**k), ACCUMULATING),
-    "MatMul": (lambda rng: {"a": _normal(17, 33)(rng), "b": _normal(33, 9)(rng)},
-               lambda raw, **k: raw.MatMul(**k), ACCUMULATING),
-    "BatchMatMulV2": (lambda rng: {"x": _normal(2, 5, 33)(rng), "y": _normal(1, 33, 9)(rng)},
-                      lambda raw, **k: raw.BatchMatMulV2(**k), ACCUMULATING),
-    "Softmax": (lambda rng: {"logits": _normal(5, 37)(rng)},
-                lambda raw, **k: raw.Softmax(**k), TRANSCENDENTAL),
-    "LogSoftmax": (lambda rng: {"logits": _normal(5, 37)(rng)},
-                   lambda raw, **k: raw.LogSoftmax(**k), TRANSCENDENTAL),
-    "Sum": reduction("Sum"),
-    "Mean": reduction("Mean"),
-    "Max": reduction("Max"),
-    "Min": reduction("Min"),
-    "Conv2D": (lambda rng: {"input": _normal(2, 9, 11, 3)(rng), "filter": _normal(3, 3, 3, 8)(rng)},
-               lambda raw, **k: raw.Conv2D(strides=[1, 1, 1, 1], padding="SAME", **k),
-               ACCUMULATING),
-    "MaxPool": (lambda rng: {"input": _normal(2, 9, 11, 3)(rng)},
-                lambda raw, **k: raw.MaxPool(ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1],
-                                             padding="VALID", **k), ELEMENTWISE),
-    "AvgPool": (lambda rng: {"value": _normal(2, 9, 11, 3)(rng)},
-                lambda raw, **k: raw.AvgPool(ksize=[1, 3, 3, 1], strides=[1, 2, 2, 1],
-                                             padding="SAME", **k), ACCUMULATING),
-    # Gradients. Shape operands are int32 host-memory inputs.
-    "MaxPoolGrad": (lambda rng: {"orig_input": _normal(2, 9, 11, 3)(rng),
-                                 "grad": _normal(2, 4, 5, 3)(rng)},
-                    lambda raw, orig_input, grad: raw.MaxPoolGrad(
-                        orig_input=orig_input, grad=grad, ksize=[1, 2, 2, 1],
-                        strides=[1, 2, 2, 1], padding="VALID",
-                        orig_output=raw.MaxPool(input=orig_input, ksize=[1, 2, 2, 1],
-                                                strides=[1, 2, 2, 1], padding="VALID")),
-                    ELEMENTWISE),
-    "AvgPoolGrad": (lambda rng: {"orig_input_shape": np.array([2, 9, 11, 3], "int32"),
-                                 "grad": _normal(2, 5, 6, 3)(rng)},
-                    lambda raw, **k: raw.AvgPoolGrad(ksize=[1, 3, 3, 1], strides=[1, 2, 2, 1],
-                                                     padding="SAME", **k), ACCUMULATING),
-    "Conv2DBackpropInput": (lambda rng: {"input_sizes": np.array([2, 9, 11, 3], "int32"),
-                                         "filter": _normal(3, 3, 3, 8)(rng),
-                                         "out_backprop": _normal(2, 9, 11, 8)(rng)},
-                            lambda raw, **k: raw.Conv2DBackpropInput(
-                                strides=[1, 1, 1, 1], padding="SAME", **k), ACCUMULATING),
-    "Conv2DBackpropFilter": (lambda rng: {"input": _normal(2, 9, 11, 3)(rng),
-                                          "filter_sizes": np.array([3, 3, 3, 8], "int32"),
-                                          "out_backprop": _normal(2, 9, 11, 8)(rng)},
-                             lambda raw, **k: raw.Conv2DBackpropFilter(
-                                 strides=[1, 1, 1, 1], padding="SAME", **k), ACCUMULATING),
+# op -> (tolerance kind, input range for floats, argument name)
+UNARY = {
+    "Relu": ("one_rounding", (-2, 2), "features"),
+    "Relu6": ("one_rounding", (-8, 8), "features"),
+    "Elu": ("transcendental", (-2, 2), "features"),
+    "Selu": ("transcendental", (-2, 2), "features"),
+    "Softplus": ("transcendental", (-2, 2), "features"),
+    "Neg": ("one_rounding", (-2, 2), "x"),
+    "Abs": ("one_rounding", (-2, 2), "x"),
+    "Square": ("one_rounding", (-2, 2), "x"),
+    "Sign": ("one_rounding", (-2, 2), "x"),
+    "Floor": ("one_rounding", (-2, 2), "x"),
+    "Ceil": ("one_rounding", (-2, 2), "x"),
+    "Reciprocal": ("one_rounding", (0.5, 2), "x"),
+    "Sqrt": ("transcendental", (0.25, 4), "x"),
+    "Rsqrt": ("transcendental", (0.25, 4), "x"),
+    "Exp": ("transcendental", (-2, 2), "x"),
+    "Log": ("transcendental", (0.25, 4), "x"),
+    "Log1p": ("transcendental", (0.25, 4), "x"),
+    "Tanh": ("transcendental", (-2, 2), "x"),
+    "Sigmoid": ("transcendental", (-2, 2), "x"),
+    "Sin": ("transcendental", (-2, 2), "x"),
+    "Cos": ("transcendental", (-2, 2), "x"),
 }
+
+BINARY = ("AddV2", "Add", "Sub", "Mul", "RealDiv", "Maximum", "Minimum",
+          "SquaredDifference", "Pow")
+
+# Gradients of activations: (first input name and range, second input name and range).
+GRADS = {
+    "ReluGrad": (("gradients", (-2, 2)), ("features", (-2, 2))),
+    "Relu6Grad": (("gradients", (-2, 2)), ("features", (-8, 8))),
+    "EluGrad": (("gradients", (-2, 2)), ("outputs", (-0.95, 3))),
+    "SigmoidGrad": (("y", (0.02, 0.98)), ("dy", (-2, 2))),
+    "TanhGrad": (("y", (-0.98, 0.98)), ("dy", (-2, 2))),
+}
+
+
+def unary(op, t, rng):
+    kind, (lo, hi), arg = UNARY[op]
+    if t not in FLOATS:
+        lo, hi = (-100, 100) if op in ("Neg", "Abs", "Square", "Sign") else (lo, hi)
+    x = _values(rng, (3, 37), t, lo, hi)
+    return [Case(f"{arg}[3,37]", {arg: (x, t)}, lambda raw, **k: getattr(raw, op)(**k),
+                 _kind(t, kind))]
+
+
+def binary(op, t, rng):
+    # [3,37] with [37]: the broadcast a bias-like operand uses.
+    if op in ("RealDiv", "Pow"):
+        x = _values(rng, (3, 37), t, 0.5, 2)
+        y = _values(rng, (37,), t, 0.5, 2) * (1 if op == "Pow" else rng.choice([-1, 1], 37))
+    else:
+        lo, hi = (-2, 2) if t in FLOATS else (-100, 100)
+        x, y = _values(rng, (3, 37), t, lo, hi), _values(rng, (37,), t, lo, hi)
+    rough = op == "Pow" or (op == "SquaredDifference" and t == "float32")
+    return [Case("x[3,37], y[37]", {"x": (x, t), "y": (y.astype(x.dtype), t)},
+                 lambda raw, **k: getattr(raw, op)(**k),
+                 _kind(t, "transcendental" if rough else "one_rounding"))]
+
+
+def grad(op, t, rng):
+    (a, ra), (b, rb) = GRADS[op]
+    return [Case(f"{a}[3,37], {b}[3,37]", {a: (_values(rng, (3, 37), t, *ra), t),
+                                          b: (_values(rng, (3, 37), t, *rb), t)},
+                 lambda raw, **k: getattr(raw, op)(**k), "transcendental")]
+
+
+# ------------------------------------------------------ sums and products ---
+
+def bias_add(op, t, rng):
+    lo, hi = (-2, 2) if t in FLOATS else (-100, 100)
+    value = _values(rng, (4, 5, 6, 7), t, lo, hi)
+    if op == "BiasAdd":
+        return [Case("value[4,5,6,7], bias[7]",
+                     {"value": (value, t), "bias": (_values(rng, (7,), t, lo, hi), t)},
+                     lambda raw, **k: raw.BiasAdd(**k), _kind(t, "one_rounding"))]
+    return [Case("out_backprop[4,5,6,7]", {"out_backprop": (value, t)},
+                 lambda raw, **k: raw.BiasAddGrad(**k), _kind(t, "sum"), 4 * 5 * 6)]
+
+
+def matmul(op, t, rng):
+    lo, hi = (-2, 2) if t in FLOATS else (-10, 10)
+    if op == "MatMul":
+        a, b = _values(rng, (17, 33), t, lo, hi), _values(rng, (33, 9), t, lo, hi)
+        names = ("a", "b")
+    else:  # BatchMatMulV2, the batch dimension broadcast
+        a, b = _values(rng, (2, 5, 33), t, lo, hi), _values(rng, (1, 33, 9), t, lo, hi)
+        names = ("x", "y")
+    return [Case(f"{names[0]}{list(a.shape)}, {names[1]}{list(b.shape)}",
+                 {names[0]: (a, t), names[1]: (b, t)},
+                 lambda raw, **k: getattr(raw, op)(**k), _kind(t, "sum"), 33)]
+
+
+def reduction(op, t, rng):
+    if op == "Prod":  # stays small in magnitude; integers far from overflow
+        shape, (lo, hi) = (5, 7), ((-1.5, 1.5) if t in FLOATS else (-2, 2))
+    else:
+        shape, (lo, hi) = (5, 33), ((-2, 2) if t in FLOATS else (-100, 100))
+    kind = "one_rounding" if op in ("Max", "Min") else "sum"
+    return [Case(f"input{list(shape)}, axis=[1]",
+                 {"input": (_values(rng, shape, t, lo, hi), t), "axis": _ints([1])},
+                 lambda raw, **k: getattr(raw, op)(keep_dims=False, **k),
+                 _kind(t, kind), shape[1])]
+
+
+def softmax(op, t, rng):
+    logits = _values(rng, (5, 37), t)
+    if op in ("Softmax", "LogSoftmax"):
+        return [Case("logits[5,37]", {"logits": (logits, t)},
+                     lambda raw, **k: getattr(raw, op)(**k), "sum", 37)]
+    if op == "SoftmaxCrossEntropyWithLogits":
+        p = rng.random((5, 37)) + 0.05
+        return [Case("features[5,37], labels[5,37] (rows of probabilities)",
+                     {"features": (logits, t), "labels": ((p / p.sum(1, keepdims=True))
+                                                          .astype("float32"), t)},
+                     lambda raw, **k: raw.SoftmaxCrossEntropyWithLogits(**k), "sum", 37)]
+    # SparseSoftmaxCrossEntropyWithLogits: its labels type is not constrained,
+    # so the kernel takes both.
+    return [Case(f"features[5,37], labels[5] {lt}",
+                 {"features": (logits, t), "labels": (rng.integers(0, 37, 5).astype(lt), lt)},
+                 lambda raw, **k: raw.SparseSoftmaxCrossEntropyWithLogits(**k), "sum", 37)
+            for lt in ("int32", "int64")]
+
+
+# ------------------------------------------------------- images (NHWC) ---
+
+def image(op, t, rng):
+    def n(*shape):
+        return _values(rng, shape, t)
+    s1 = [1, 1, 1, 1]
+    if op == "Conv2D":
+        return [Case("input[2,9,11,3], filter[3,3,3,8], SAME",
+                     {"input": (n(2, 9, 11, 3), t), "filter": (n(3, 3, 3, 8), t)},
+                     lambda raw, **k: raw.Conv2D(strides=s1, padding="SAME", **k), "sum", 27)]
+    if op == "Conv2DBackpropInput":
+        return [Case("input_sizes=[2,9,11,3], filter[3,3,3,8], out_backprop[2,9,11,8], SAME",
+                     {"input_sizes": _ints([2, 9, 11, 3]), "filter": (n(3, 3, 3, 8), t),
+                      "out_backprop": (n(2, 9, 11, 8), t)},
+                     lambda raw, **k: raw.Conv2DBackpropInput(strides=s1, padding="SAME", **k),
+                     "sum", 3 * 3 * 8)]
+    if op == "Conv2DBackpropFilter":
+        return [Case("input[2,9,11,3], filter_sizes=[3,3,3,8], out_backprop[2,9,11,8], SAME",
+                     {"input": (n(2, 9, 11, 3), t), "filter_sizes": _ints([3, 3, 3, 8]),
+                      "out_backprop": (n(2, 9, 11, 8), t)},
+                     lambda raw, **k: raw.Conv2DBackpropFilter(strides=s1, padding="SAME", **k),
+                     "sum", 2 * 9 * 11)]
+    k2, s2, k3 = [1, 2, 2, 1], [1, 2, 2, 1], [1, 3, 3, 1]
+    if op == "MaxPool":
+        return [Case("input[2,9,11,3], 2x2/2 VALID", {"input": (n(2, 9, 11, 3), t)},
+                     lambda raw, **k: raw.MaxPool(ksize=k2, strides=s2, padding="VALID", **k),
+                     "one_rounding")]
+    if op == "AvgPool":
+        return [Case("value[2,9,11,3], 3x3/2 SAME", {"value": (n(2, 9, 11, 3), t)},
+                     lambda raw, **k: raw.AvgPool(ksize=k3, strides=s2, padding="SAME", **k),
+                     "sum", 9)]
+    if op == "MaxPoolGrad":
+        # Distinct small integers, exact in every float dtype: no tie decides
+        # where a window's gradient goes.
+        x = rng.permutation(np.arange(-96, 96)).reshape(1, 8, 8, 3).astype("float32")
+
+        def call(raw, orig_input, grad):
+            return raw.MaxPoolGrad(
+                orig_input=orig_input, grad=grad, ksize=k2, strides=s2, padding="VALID",
+                orig_output=raw.MaxPool(input=orig_input, ksize=k2, strides=s2, padding="VALID"))
+        return [Case("orig_input[1,8,8,3] distinct, grad[1,4,4,3], 2x2/2 VALID",
+                     {"orig_input": (x, t), "grad": (n(1, 4, 4, 3), t)}, call, "sum", 4)]
+    if op == "AvgPoolGrad":
+        return [Case("orig_input_shape=[2,9,11,3], grad[2,5,6,3], 3x3/2 SAME",
+                     {"orig_input_shape": _ints([2, 9, 11, 3]), "grad": (n(2, 5, 6, 3), t)},
+                     lambda raw, **k: raw.AvgPoolGrad(ksize=k3, strides=s2, padding="SAME", **k),
+                     "sum", 9)]
+    return None
+
+
+# -------------------------------------------- data movement: exact results ---
+
+def cast(src, dst, rng):
+    if src in FLOATS:   # fractions, both signs, zeros; truncation and rounding both matter
+        x = np.round(rng.uniform(-100, 100, (3, 37)), 3).astype("float32")
+        x[0, :5] = [0, -0.0, 0.5, -0.5, 1]
+    elif src == "bool":
+        x = rng.random((3, 37)) < 0.5
+    else:
+        x = rng.integers(-1000, 1001, (3, 37)).astype(src)
+        x[0, :3] = 0
+    return [Case(f"x[3,37] {src} -> {dst}", {"x": (x, src)},
+                 lambda raw, **k: raw.Cast(DstT=dst, **k))]
+
+
+def shape_op(op, t, rng):
+    def v(*shape):
+        return (_values(rng, shape, t, -100, 100), t)
+    one = {
+        "Identity": ("input[3,37]", {"input": v(3, 37)}, lambda raw, **k: raw.Identity(**k)),
+        "Reshape": ("tensor[3,37] to [37,3]", {"tensor": v(3, 37), "shape": _ints([37, 3])},
+                    lambda raw, **k: raw.Reshape(**k)),
+        "Squeeze": ("input[3,1,37], axis=[1]", {"input": v(3, 1, 37)},
+                    lambda raw, **k: raw.Squeeze(axis=[1], **k)),
+        "ExpandDims": ("input[3,37], axis=1", {"input": v(3, 37), "axis": _ints(1)},
+                       lambda raw, **k: raw.ExpandDims(**k)),
+        "Fill": ("dims=[3,37], value[]", {"dims": _ints([3, 37]), "value": v()},
+                 lambda raw, **k: raw.Fill(**k)),
+        "ZerosLike": ("x[3,37]", {"x": v(3, 37)}, lambda raw, **k: raw.ZerosLike(**k)),
+        "OnesLike": ("x[3,37]", {"x": v(3, 37)}, lambda raw, **k: raw.OnesLike(**k)),
+        "Transpose": ("x[2,3,5], perm=[2,0,1]", {"x": v(2, 3, 5), "perm": _ints([2, 0, 1])},
+                      lambda raw, **k: raw.Transpose(**k)),
+        "ConcatV2": ("[3,5] and [3,7], axis=1", {"a": v(3, 5), "b": v(3, 7), "axis": _ints(1)},
+                     lambda raw, a, b, axis: raw.ConcatV2(values=[a, b], axis=axis)),
+        "Pack": ("3 x [3,5], axis=1", {"a": v(3, 5), "b": v(3, 5), "c": v(3, 5)},
+                 lambda raw, a, b, c: raw.Pack(values=[a, b, c], axis=1)),
+    }.get(op)
+    return [Case(*one)] if one else None
+
+
+FAMILIES = [
+    (UNARY, unary), (BINARY, binary), (GRADS, grad),
+    (("BiasAdd", "BiasAddGrad"), bias_add), (("MatMul", "BatchMatMulV2"), matmul),
+    (("Sum", "Mean", "Max", "Min", "Prod"), reduction),
+    (("Softmax", "LogSoftmax", "SoftmaxCrossEntropyWithLogits",
+      "SparseSoftmaxCrossEntropyWithLogits"), softmax),
+    (("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPool", "AvgPool",
+      "MaxPoolGrad", "AvgPoolGrad"), image),
+    (("Identity", "Reshape", "Squeeze", "ExpandDims", "Fill", "ZerosLike", "OnesLike",
+      "Transpose", "ConcatV2", "Pack"), shape_op),
+]
+
+
+def cases_for(op, types):
+    """The cases of the kernel (op, {type attr: dtype name}), or None without any.
+    Inputs are seeded by the kernel's name: the same on every run."""
+    rng = np.random.default_rng(zlib.crc32(f"{op}{sorted(types.items())}".encode()))
+    if op == "Cast":
+        return cast(types["SrcT"], types["DstT"], rng) \
+            if set(types) == {"SrcT", "DstT"} else None
+    if set(types) != {"T"}:
+        return None
+    for ops, make in FAMILIES:
+        if op in ops:
+            return make(op, types["T"], rng)
+    return None

@@ -72,7 +72,7 @@ def run(what, result, device):
     if what not in NEEDS:
         result["failures"].append(f"unknown model {what!r} (known: {', '.join(NEEDS)})")
         return
-    missing = [op for op in NEEDS[what] if op not in result["vacc_kernels"]]
+    missing = [op for op in NEEDS[what] if op not in result["vacc_ops"]]
     result["needs"], result["missing_kernels"] = NEEDS[what], missing
     if missing:
         say(f"{what}: not run: needs VACC kernels for {', '.join(missing)} "
