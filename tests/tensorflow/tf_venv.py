@@ -11,7 +11,10 @@ every test sees the same TensorFlow.
 
 When TensorFlow cannot be installed here (no network, no wheel for this
 Python or platform, out of time) `venv_for` raises Skip: the tests exit 77
-with `skipped: <reason>`, never pass.
+with `skipped: <reason>`, never pass. tests/unit/test_tf_venv.py checks
+that with an unreachable package index and with one that never answers.
+
+  python3 tf_venv.py 2.18     # create or reuse that release's venv, print it
 """
 
 import fcntl
@@ -25,7 +28,8 @@ import sys
 import time
 
 SKIP = 77
-INSTALL_TIMEOUT = 15 * 60   # both pip attempts together
+# Both pip attempts together; TFPLUGIN_TF_INSTALL_TIMEOUT (seconds) overrides it.
+INSTALL_TIMEOUT = 15 * 60
 PACKAGES = ["tensorflow-cpu", "tensorflow"]
 STAMP = "tfplugin-venv.json"
 STAMP_SCHEMA = 1
@@ -103,6 +107,13 @@ def last_error(log):
     return line
 
 
+def install_timeout():
+    try:
+        return max(int(os.environ.get("TFPLUGIN_TF_INSTALL_TIMEOUT") or INSTALL_TIMEOUT), 1)
+    except ValueError:
+        raise Error("TFPLUGIN_TF_INSTALL_TIMEOUT must be a number of seconds")
+
+
 def venv_python(venv):
     return os.path.join(venv, "bin", "python")
 
@@ -146,12 +157,13 @@ def ensure_venv(release, cache):
         shutil.rmtree(venv)  # incomplete or stale: start over
     with open(log, "w") as f:
         f.write(f"tfplugin: installing TensorFlow {release} into {venv}\n")
-    deadline = time.monotonic() + INSTALL_TIMEOUT
+    limit = install_timeout()
     status = run_bounded([sys.executable, "-m", "venv", venv], 300, log)
     if status != 0:
         raise Skip(f"cannot create a venv with {sys.executable} -m venv: {last_error(log)}")
     python = venv_python(venv)
 
+    deadline = time.monotonic() + limit
     tried, package = [], None
     for candidate in PACKAGES:
         left = deadline - time.monotonic()
@@ -169,7 +181,7 @@ def ensure_venv(release, cache):
                      ("timed out" if status is None else last_error(log)))
     if package is None:
         raise Skip(f"cannot pip install TensorFlow {release} for Python "
-                   f"{platform.python_version()} within {INSTALL_TIMEOUT // 60} min "
+                   f"{platform.python_version()} within {limit}s "
                    f"({'; '.join(tried)}); log: {log}")
 
     version = query(python, f"import importlib.metadata as m; print(m.version({package!r}))")
@@ -182,3 +194,23 @@ def ensure_venv(release, cache):
     with open(os.path.join(venv, STAMP), "w") as f:
         json.dump(stamp, f, indent=1)
     return venv, stamp, False
+
+
+def main(argv):
+    """Create or reuse the venv of each release named; 0 done, 77 skipped, 1 error."""
+    try:
+        for release in argv or ["2.21"]:
+            venv, stamp, reused, seconds = venv_for(release)
+            say(f"{venv}: {stamp['distribution']} {stamp['version']} "
+                f"({'reused' if reused else 'created'} in {seconds:.0f}s)")
+    except Skip as e:
+        say(f"skipped: {' '.join(str(e).split())}")
+        return SKIP
+    except (Error, OSError, subprocess.SubprocessError) as e:
+        say(f"result: ERROR: {e}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -14,10 +14,16 @@ import json
 import os
 import sys
 
-import numpy as np
-import tensorflow as tf
+# TFPLUGIN_TF_LIBRARIES_GLOBAL=1: load TensorFlow's libraries RTLD_GLOBAL, the
+# workaround for releases whose Python loads them RTLD_LOCAL while the plugin
+# does not link them itself (vacc_in_tf.py --expect-tf-load-error).
+if os.environ.get("TFPLUGIN_TF_LIBRARIES_GLOBAL") == "1":
+    sys.setdlopenflags(sys.getdlopenflags() | os.RTLD_GLOBAL)
+
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
 # The kernel registry; public TF has no API listing a device's kernels.
-from tensorflow.python.framework import kernels as tf_kernels
+from tensorflow.python.framework import kernels as tf_kernels  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vacc_op_cases import cases_for  # noqa: E402

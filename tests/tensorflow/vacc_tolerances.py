@@ -4,7 +4,7 @@
 The bounds are the conformance library's (docs/conformance.md, "Tolerances";
 src/conformance/tolerance.cc): a result passes iff
 |got - want| <= abs + rel·|want| elementwise, where K is the number of terms
-a result sums. tests/tensorflow/check_tolerances_doc.py fails when this table
+a result sums. tests/unit/test_vacc_tolerances.py fails when this table
 and the document's differ, so the two cannot drift apart.
 
 There `want` is exact (computed in double); here it is TF's CPU kernel, which
