@@ -120,7 +120,8 @@ def max_diff(got, want):
 
 
 def compare(name, case, got, want, failures, note):
-    """Failure lines for VACC's results `got` against the CPU's `want`."""
+    """VACC's results `got` against the CPU's `want`: prints a line, appends what
+    differs to `failures`, and returns whether everything matched."""
     shapes = ", ".join(f"{n}{list(a.shape)}" for n, (a, _) in case.inputs.items())
     bad, worst = [], 0.0
     for i, (g, w) in enumerate(zip(got, want)):
