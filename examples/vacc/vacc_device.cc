@@ -34,7 +34,7 @@ Device::~Device() {
 }
 
 Stream* Device::CreateStream() {
-  auto s = std::make_shared<Stream>(units_.get(), config_.spin);
+  auto s = std::make_shared<Stream>(units_.get(), config_.spin, ordinal_);
   std::lock_guard<std::mutex> lock(mu_);
   streams_.emplace(s.get(), s);
   return s.get();

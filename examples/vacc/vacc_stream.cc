@@ -20,7 +20,8 @@ int64_t NowNs() {
 constexpr int kOpsPerTurn = 64;
 }  // namespace
 
-Stream::Stream(ComputeUnits* units, std::chrono::nanoseconds spin) : units_(units), spin_(spin) {}
+Stream::Stream(ComputeUnits* units, std::chrono::nanoseconds spin, int device_ordinal)
+    : units_(units), spin_(spin), device_ordinal_(device_ordinal) {}
 
 Stream::~Stream() = default;  // the owner drained it: see Device::DestroyStream
 

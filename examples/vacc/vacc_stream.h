@@ -50,7 +50,8 @@ class Stream : public std::enable_shared_from_this<Stream> {
   using Work = std::function<Status()>;
   using AlwaysWork = std::function<Status(const Status& so_far)>;
 
-  Stream(ComputeUnits* units, std::chrono::nanoseconds spin);
+  // `device_ordinal`: the device the stream belongs to (profiler events).
+  Stream(ComputeUnits* units, std::chrono::nanoseconds spin, int device_ordinal = 0);
   ~Stream();
 
   // Queue work; skipped if the stream has failed by the time it would run.
@@ -75,6 +76,7 @@ class Stream : public std::enable_shared_from_this<Stream> {
   Status status() const;
   // The compute units this stream's work runs on (kernels split work across them).
   ComputeUnits& units() const { return *units_; }
+  int device_ordinal() const { return device_ordinal_; }
 
  private:
   struct Op {
@@ -96,6 +98,7 @@ class Stream : public std::enable_shared_from_this<Stream> {
 
   ComputeUnits* const units_;
   const std::chrono::nanoseconds spin_;
+  const int device_ordinal_;
   // The queue's state, touched for a few instructions per operation.
   mutable SpinLock lock_;
   std::deque<Op> queue_;            // guarded by lock_

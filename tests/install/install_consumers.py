@@ -316,8 +316,9 @@ def main():
                 continue
             syms, err = nm_symbols(lib, '--defined-only')
             exported = sorted(syms or {})
-            c.check(exported == ['SE_InitPlugin', 'TF_InitKernel'],
-                    f'{label} lib{name}.so exports only SE_InitPlugin and TF_InitKernel',
+            c.check(exported == ['SE_InitPlugin', 'TF_InitKernel', 'TF_InitProfiler'],
+                    f'{label} lib{name}.so exports only SE_InitPlugin, TF_InitKernel and '
+                    f'TF_InitProfiler',
                     err or f'exports {exported}')
     finally:
         if args.keep:

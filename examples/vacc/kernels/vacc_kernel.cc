@@ -5,7 +5,16 @@
 #include <cstdio>
 #include <memory>
 
+#include "profiler/vacc_profiler_session.h"
+#include "profiler/vacc_protobuf_wire.h"
 #include "tensorflow/c/tf_tensor.h"
+#include "tfplugin/abi_release.h"
+
+// TF_OpKernelConstruction_GetNodeDef and tf_buffer.h: TF 2.11 and later.
+#define VACC_HAVE_NODE_DEF (TFPLUGIN_TF_MAJOR > 2 || TFPLUGIN_TF_MINOR >= 11)
+#if VACC_HAVE_NODE_DEF
+#include "tensorflow/c/tf_buffer.h"
+#endif
 
 namespace vacc {
 
@@ -122,6 +131,24 @@ bool KernelConstruction::HasAttr(const char* name) {
 }
 
 #undef VACC_GET_ATTR
+
+KernelLabel KernelConstruction::Label() {
+  KernelLabel label;
+  const TF_StringView name = TF_OpKernelConstruction_GetName(ctx_);
+  label.node.assign(name.data != nullptr ? name.data : "", name.data != nullptr ? name.len : 0);
+#if VACC_HAVE_NODE_DEF
+  // The op type is field 2 ("op") of the serialized NodeDef (field 1: name).
+  OwnedStatus s;
+  TF_Buffer* node_def = TF_OpKernelConstruction_GetNodeDef(ctx_, s.s);
+  if (s.ok() && node_def != nullptr && node_def->data != nullptr) {
+    label.op = FindStringField(
+        std::string_view(static_cast<const char*>(node_def->data), node_def->length), 2);
+  }
+  if (node_def != nullptr) TF_DeleteBuffer(node_def);
+#endif
+  if (label.op.empty()) label.op = label.node;
+  return label;
+}
 
 // ---- KernelContext
 
@@ -262,7 +289,20 @@ void KernelContext::Enqueue(Work work) {
   Stream* s = stream();
   if (s == nullptr) return;
   ComputeUnits* units = &s->units();
-  const uint64_t number = s->Enqueue([work = std::move(work), units] { return work(*units); });
+  uint64_t number = 0;
+  if (!profiler::ProfilingActive()) {  // the only cost of the profiler when unused
+    number = s->Enqueue([work = std::move(work), units] { return work(*units); });
+  } else {
+    static const KernelLabel kUnknown{"(unknown)", "(unknown)"};
+    const KernelLabel& label = label_ != nullptr ? *label_ : kUnknown;
+    const profiler::OpTag tag = profiler::InternOp(label.node, label.op);
+    number = s->Enqueue([work = std::move(work), units, tag, s] {
+      const profiler::Clock::time_point start = profiler::Clock::now();
+      Status status = work(*units);
+      profiler::Record(tag, s->device_ordinal(), s, start, profiler::Clock::now());
+      return status;
+    });
+  }
   if (!KernelsSynchronous()) return;
   // The stream's status: this work's error, or an earlier one's (sticky).
   const Status status = s->WaitFor(number);

@@ -60,6 +60,13 @@ struct Tensor {
   T* as() const { return static_cast<T*>(data); }
 };
 
+// Which node a kernel instance runs, for the profiler (vacc_profiler.cc):
+// read once when TensorFlow creates the kernel.
+struct KernelLabel {
+  std::string node;  // "sequential/dense/MatMul"
+  std::string op;    // "MatMul"; the node name where the release cannot tell
+};
+
 // Kernel construction: attrs of the node. Errors are recorded once, and the
 // kernel is then not created (TensorFlow reports the first error).
 class KernelConstruction {
@@ -76,6 +83,8 @@ class KernelConstruction {
   bool GetIntList(const char* name, std::vector<int64_t>* out);
   // True if the node has attr `name` (attrs with defaults always exist).
   bool HasAttr(const char* name);
+  // The node's name and op type.
+  KernelLabel Label();
   TF_OpKernelConstruction* raw() const { return ctx_; }
 
  private:
@@ -85,7 +94,9 @@ class KernelConstruction {
 
 class KernelContext {
  public:
-  explicit KernelContext(TF_OpKernelContext* ctx) : ctx_(ctx) {}
+  // `label`: the running kernel's node, named by profiler events (may be NULL).
+  explicit KernelContext(TF_OpKernelContext* ctx, const KernelLabel* label = nullptr)
+      : ctx_(ctx), label_(label) {}
   ~KernelContext();  // releases the TF_Tensor handles (not the memory)
   KernelContext(const KernelContext&) = delete;
   KernelContext& operator=(const KernelContext&) = delete;
@@ -115,7 +126,8 @@ class KernelContext {
   Stream* stream();
   // Enqueues `work` on the op's stream. Work captures Tensors by value.
   // With synchronous kernels (SetKernelsSynchronous) it then waits for the
-  // work and fails the node with the work's error.
+  // work and fails the node with the work's error. While a profiling session
+  // is active the work is timed and recorded as one event of this node.
   using Work = std::function<Status(ComputeUnits& units)>;
   void Enqueue(Work work);
 
@@ -124,6 +136,7 @@ class KernelContext {
  private:
   TF_Tensor* Keep(TF_Tensor* t);
   TF_OpKernelContext* ctx_;
+  const KernelLabel* label_;
   bool ok_ = true;
   Stream* stream_ = nullptr;
   std::vector<TF_Tensor*> held_;
@@ -149,22 +162,31 @@ using DeleteFn = void (*)(void*);
 void RegisterKernelFns(const char* op, const KernelOptions& options, CreateFn create,
                        ComputeFn compute, DeleteFn destroy);
 
+// What TensorFlow holds per kernel: the kernel and the node it runs.
+template <typename K>
+struct KernelInstance {
+  explicit KernelInstance(KernelConstruction& k) : label(k.Label()), kernel(k) {}
+  KernelLabel label;
+  K kernel;
+};
+
 template <typename K>
 void RegisterKernel(const char* op, const KernelOptions& options) {
   RegisterKernelFns(
       op, options,
       [](TF_OpKernelConstruction* raw) -> void* {
         KernelConstruction k(raw);
-        K* kernel = new K(k);
-        if (k.ok()) return kernel;
-        delete kernel;
+        auto* instance = new KernelInstance<K>(k);
+        if (k.ok()) return instance;
+        delete instance;
         return nullptr;  // TensorFlow reports the construction failure
       },
-      [](void* kernel, TF_OpKernelContext* raw) {
-        KernelContext ctx(raw);
-        static_cast<K*>(kernel)->Compute(ctx);
+      [](void* instance, TF_OpKernelContext* raw) {
+        auto* in = static_cast<KernelInstance<K>*>(instance);
+        KernelContext ctx(raw, &in->label);
+        in->kernel.Compute(ctx);
       },
-      [](void* kernel) { delete static_cast<K*>(kernel); });
+      [](void* instance) { delete static_cast<KernelInstance<K>*>(instance); });
 }
 
 // The common case: type attr "T" with these types, and the op's args that
