@@ -12,8 +12,11 @@ MLP 784-512-512-10 (ReLU, sparse softmax cross-entropy, SGD) on a batch of 256,
 its step a tf.function. The devices alternate round by round (a noisy
 machine slows both alike) and each round's figure is the median step time;
 the result is the median over rounds. Then TF's profiler records 10 steps on
-each device and the host-side op events ("node:OpType") are summed per op type: where
-the time goes.
+each device and the op events are summed per op type: where the time goes.
+On VACC those are the kernel events vacc's pluggable profiler (TF_InitProfiler)
+puts on its device plane "/device:CUSTOM:VACC:0" (time on the compute units);
+on the CPU device, TensorFlow's host-side op events ("node:OpType"). Both are
+read by tests/tensorflow/xplane_ops.py.
 
 Prints a table; --json writes bench/run's row format ({name, value, unit,
 anchor, anchor_value, ratio}, ratio = VACC speed / CPU speed, so > 1 means VACC
@@ -40,6 +43,8 @@ import numpy as np
 import tensorflow as tf
 
 rounds, steps, logdir = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+sys.path.insert(0, sys.argv[4])  # tests/tensorflow: xplane_ops, the trace reader
+import xplane_ops
 rng = np.random.default_rng(0)
 x = rng.standard_normal((256, 784)).astype("float32")
 y = rng.integers(0, 10, 256).astype("int32")
@@ -85,34 +90,25 @@ for _ in range(rounds):
             times.append(time.perf_counter() - t0)
         medians[name].append(statistics.median(times))
 
-# Where the time goes: host-side op events of 10 profiled steps per device.
-from tensorflow.tsl.profiler.protobuf import xplane_pb2
-breakdown = {}
+# Where the time goes: 10 profiled steps per device. VACC's kernels are on
+# the device plane vacc's profiler (TF_InitProfiler) returns, timed on the
+# compute units; the CPU device's ops are TensorFlow's host-side op events.
+PROFILED = 10
+breakdown, planes = {}, {}
 for name, run in runs.items():
     d = os.path.join(logdir, name)
     tf.profiler.experimental.start(d)
-    for _ in range(10):
+    for _ in range(PROFILED):
         run()
     tf.profiler.experimental.stop()
-    totals = {}
-    for path in glob.glob(os.path.join(d, "plugins", "profile", "*", "*.xplane.pb")):
-        space = xplane_pb2.XSpace()
-        with open(path, "rb") as f:
-            space.ParseFromString(f.read())
-        for plane in space.planes:
-            if not plane.name.startswith("/host:"):
-                continue
-            names = {k: v.name for k, v in plane.event_metadata.items()}
-            for line in plane.lines:
-                for ev in line.events:
-                    n = names.get(ev.metadata_id, "?")
-                    # Op events are named "<node name>:<op type>": sum per op type.
-                    if ":" not in n or "::" in n or n.startswith("EagerLocalExecute"):
-                        continue
-                    op = n.rsplit(":", 1)[1]
-                    totals[op] = totals.get(op, 0.0) + ev.duration_ps / 1e12 / 10
-    breakdown[name] = sorted(totals.items(), key=lambda kv: -kv[1])[:12]
-print(json.dumps({"medians": medians, "breakdown": breakdown}))
+    spaces = xplane_ops.load_spaces(d)
+    planes[name] = xplane_ops.plane_names(spaces)
+    if name == "VACC":
+        events = xplane_ops.device_op_events(spaces, "/device:CUSTOM:VACC:0")
+    else:
+        events = xplane_ops.host_op_events(spaces)
+    breakdown[name] = xplane_ops.per_op_seconds(events, PROFILED)
+print(json.dumps({"medians": medians, "breakdown": breakdown, "planes": planes}))
 """
 
 
@@ -137,7 +133,8 @@ def main():
     env = dict(os.environ, TF_PLUGGABLE_DEVICE_LIBRARY_PATH=os.path.abspath(args.plugin),
                TF_CPP_MIN_LOG_LEVEL="2")
     with tempfile.TemporaryDirectory() as logdir:
-        p = subprocess.run([python, "-c", CHILD, str(args.rounds), str(args.steps), logdir],
+        p = subprocess.run([python, "-c", CHILD, str(args.rounds), str(args.steps), logdir,
+                            os.path.join(REPO, "tests", "tensorflow")],
                            env=env, capture_output=True, text=True, timeout=1800)
     lines = [l for l in p.stdout.splitlines() if l.startswith("{")]
     if p.returncode != 0 or not lines:
@@ -151,11 +148,13 @@ def main():
     print(f"TensorFlow {release}, {args.rounds} rounds x {args.steps} steps, medians")
     print(f"{name}: VACC {vacc * 1e3:.2f} ms/step, TF CPU device {cpu * 1e3:.2f} ms/step, "
           f"step-time ratio VACC/CPU {vacc / cpu:.2f} (speed ratio {cpu / vacc:.2f})")
+    source = {"VACC": "kernel events on the device plane from vacc's TF_InitProfiler",
+              "CPU": "TensorFlow's host-side op events"}
     for dev, rows in out["breakdown"].items():
-        print(f"where the time goes on {dev} (host-side profiler events, ms per step, top 12):")
+        print(f"where the time goes on {dev} ({source.get(dev, 'profiler events')}, "
+              f"ms per step, top 12):")
         if not rows:
-            print("  (no op events: TensorFlow records a plugin device's kernels only through the "
-                  "plugin's profiler, TF_InitProfiler, which vacc does not implement yet)")
+            print(f"  (no op events; planes in the trace: {', '.join(out['planes'][dev])})")
         for n, s in rows:
             print(f"  {s * 1e3:9.3f}  {n[:90]}")
     if args.json:

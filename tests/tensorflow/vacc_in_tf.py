@@ -3,8 +3,8 @@
 """The example plugin in a real TensorFlow, installed the way users install it.
 
   vacc_in_tf.py --plugin libvacc.so --built-for 2.21 --version 0.1.0 \\
-      --validate-plugin PATH --tfplugin-run PATH [--release 2.X] [--model ops|mlp|cnn]
-      [--expect-missing-kernels] [--expect-tf-load-error TEXT]
+      --validate-plugin PATH --tfplugin-run PATH [--release 2.X]
+      [--model ops|mlp|cnn|profile] [--expect-missing-kernels] [--expect-tf-load-error TEXT]
 
 1. takes the suite's TF venv (tf_venv.py) for --release (else
    TFPLUGIN_TF_RELEASE, else the release vacc was built for: an older one
@@ -31,6 +31,8 @@
    With --expect-tf-load-error TEXT, a known bug: `import tensorflow` must
    fail with TEXT (the test fails once it loads: drop the flag then), and the
    checks run with TF's libraries loaded RTLD_GLOBAL, which works around it.
+   profile  vacc_tf_profile.py: a training step profiled with tf.profiler
+        must leave events for its ops on vacc's device plane.
 
 Exit status: 0 pass, 1 fail, 77 skipped (prints `skipped: <reason>`).
 """
@@ -213,7 +215,11 @@ def main_checked(args):
                 say(f"  | {line}")
             raise Error(f"vacc_tf_checks.py {args.model} exited {r.returncode} "
                         f"{'without a result' if result is None else ''}")
-        if args.model == "ops":
+        if args.model == "profile":
+            failures += result["failures"]
+            if not result.get("op_events") and not failures:
+                failures.append("profile: the check recorded no events")
+        elif args.model == "ops":
             failures += decide_ops(result, plugin_kernels(args.tfplugin_run, args.plugin,
                                                           release))
         else:
@@ -236,7 +242,7 @@ def main(argv=None):
                     help="lists the plugin's kernels without TF: each must be compared")
     ap.add_argument("--release", help="TensorFlow release to run in (default: "
                     "TFPLUGIN_TF_RELEASE, else --built-for)")
-    ap.add_argument("--model", choices=["ops", "mlp", "cnn"], default="ops")
+    ap.add_argument("--model", choices=["ops", "mlp", "cnn", "profile"], default="ops")
     ap.add_argument("--expect-missing-kernels", action="store_true")
     ap.add_argument("--expect-tf-load-error", metavar="TEXT",
                     help="a known bug: import tensorflow fails with TEXT (checked, and the "

@@ -3,6 +3,7 @@
 
   python vacc_tf_checks.py RESULT.json ops            # device, placement, per-op numerics
   python vacc_tf_checks.py RESULT.json mlp|cnn        # the model checks (vacc_tf_models.py)
+  python vacc_tf_checks.py RESULT.json profile        # vacc's profiler (vacc_tf_profile.py)
 
 Prints one line per check and writes RESULT.json ({"vacc_kernels": [kernel names],
 "vacc_ops": [...], "checked": [...], "failures": [...], ...}) for vacc_in_tf.py, which decides. Soft placement is
@@ -208,6 +209,9 @@ def main():
     try:
         if what == "ops":
             check_ops(result)
+        elif what == "profile":
+            import vacc_tf_profile
+            vacc_tf_profile.run(result, DEVICE)
         else:
             import vacc_tf_models
             vacc_tf_models.run(what, result, DEVICE)
