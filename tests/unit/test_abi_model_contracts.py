@@ -92,9 +92,18 @@ class CallbackContracts(unittest.TestCase):
         self.assertIn("unknown keys note", msg)
         self.assertIn('[callbacks."SP_TimerFns.nanoseconds"] lacks errors', msg)
 
+    def test_profiler_family_needs_contracts_too(self):
+        m = self.model()
+        del m.contracts["callbacks"]["TP_ProfilerFns.collect_data_xspace"]
+        del m.contracts["callbacks"]["TF_InitProfiler"]
+        msg = self.drift(m)
+        self.assertIn('no contract for "TP_ProfilerFns.collect_data_xspace"', msg)
+        self.assertIn('no contract for "TF_InitProfiler"', msg)
+
     def test_family_without_flag_needs_no_contracts(self):
         m = self.model()
-        m.contracts["families"]["stream_executor"]["callback_contracts"] = False
+        for family in m.contracts["families"].values():  # stream_executor, profiler
+            family["callback_contracts"] = False
         m.contracts["callbacks"] = {}
         self.assertEqual(m.callback_contracts(), {})
 
