@@ -461,6 +461,15 @@ class Model:
             gone = [r for r in declared if r not in exported]
             if entry["role"] == "import" and gone:
                 entry["declared_but_not_exported"] = release_ranges(gone, rels)
+            if entry["role"] == "import" and exported:
+                # Which of TF's libraries define it, per release: a plugin
+                # links the one that has all its imports (tfplugin-wheel).
+                by_lib = {}
+                for r in exported:
+                    for lib in self.facts[r]["exports"][name]["libs"]:
+                        by_lib.setdefault(lib, []).append(r)
+                entry["exported_by"] = {lib: release_ranges(rs, rels)
+                                        for lib, rs in sorted(by_lib.items())}
             if name in contracts:
                 entry["contract"] = contracts[name]
             desc["functions"][name] = entry

@@ -17,7 +17,10 @@ tfplugin-doctor reads.
 
 Libraries the plugin needs beyond the manylinux baseline are bundled with
 auditwheel (see tfplugin_wheel_bundle.py); --bundle none skips that and lists
-what the user's machine must then provide.
+what the user's machine must then provide. The plugin is linked to the
+TensorFlow library that defines its TF_* imports in every release of the
+range (tfplugin_wheel_link.py), so it loads whether or not TensorFlow's
+Python package made its libraries global (2.18's does not).
 
 The last line printed is the wheel's path. Exit status: 0 wheel written,
 1 it could not be built (validation found no working release, auditwheel
@@ -36,6 +39,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tfplugin_wheel_bundle as bundle  # noqa: E402
 import tfplugin_wheel_info as info_mod  # noqa: E402
+import tfplugin_wheel_link as link  # noqa: E402
 import tfplugin_wheel_zip as wheel_zip  # noqa: E402
 
 TOOL_VERSION = "0.1.0"
@@ -218,6 +222,12 @@ def build(args):
     }
     os.makedirs(args.out_dir, exist_ok=True)
     name = f"{mod}-{args.version}-{tag}.whl"
+    releases = releases_between(tf_min, tf_max)
+    try:
+        tf_library, imports, uncovered = link.library_for(
+            link.undefined_symbols(plugin), releases, link.load_model(), info_mod.release_key)
+    except link.LinkError as e:
+        raise BuildError(f"{plugin}: {e}") from None
     if args.bundle == "none":
         out = os.path.join(args.out_dir, name)
         wheel_zip.write_wheel(out, dist_info, files)
@@ -225,7 +235,7 @@ def build(args):
         if extra:
             say(f"not bundled (--bundle none): the user's machine must provide "
                 f"{', '.join(extra)}")
-        return out
+        return link_wheel(out, dist_info, target, tf_library, imports, uncovered, args)
     auditwheel = bundle.find_auditwheel(args.auditwheel, log=say)
     with tempfile.TemporaryDirectory(prefix="tfplugin-wheel-") as tmp:
         plain = os.path.join(tmp, name)
@@ -237,6 +247,49 @@ def build(args):
         out = bundle.repair(auditwheel, plain, args.out_dir, log=say)
     libs = bundle.grafted(out, mod)
     say(f"bundled into {mod}.libs/: {', '.join(libs) if libs else 'nothing (none needed)'}")
+    return link_wheel(out, dist_info, target, tf_library, imports, uncovered, args)
+
+
+def releases_between(tf_min, tf_max):
+    """The releases of the ABI description from tf_min to tf_max."""
+    try:
+        known = [r["release"] for r in link.load_model()["releases"]]
+    except link.LinkError as e:
+        raise BuildError(str(e)) from None
+    lo, hi = info_mod.release_key(tf_min), info_mod.release_key(tf_max)
+    inside = [r for r in known if lo <= info_mod.release_key(r) <= hi]
+    if not inside:
+        raise BuildError(f"no release of the ABI description lies in {tf_min}..{tf_max}")
+    return inside
+
+
+def link_wheel(out, dist_info, target, tf_library, imports, uncovered, args):
+    """Rewrites wheel `out` with its plugin linked to `tf_library` (see
+    tfplugin_wheel_link.py), then checks its RECORD; returns `out`."""
+    if tf_library is not None:
+        patchelf = bundle.find_patchelf(args.auditwheel, log=say)
+        with tempfile.TemporaryDirectory(prefix="tfplugin-wheel-") as tmp:
+            files = wheel_zip.read_wheel(out)
+            so = os.path.join(tmp, os.path.basename(target))
+            with open(so, "wb") as f:
+                f.write(files[target][0])
+            try:
+                link.patch(so, tf_library, patchelf)
+            except link.LinkError as e:
+                raise BuildError(str(e)) from None
+            with open(so, "rb") as f:
+                files[target] = (f.read(), True)
+            files.pop(f"{dist_info}/RECORD", None)
+            wheel_zip.write_wheel(out, dist_info, files)
+        covered = len(imports) - len(uncovered)
+        say(f"linked to {tf_library} (defines {covered} of the {len(imports)} TF imports in "
+            f"every release of the range), runpath {link.RUNPATH}")
+        weak = set(link.undefined_symbols(args.plugin, weak_only=True))
+        for symbol, missing in uncovered:
+            fallback = "it is NULL (a weak import)" if symbol in weak else "the load fails"
+            say(f"  note: {symbol} is not in {tf_library} in {', '.join(missing)}: there it "
+                f"resolves only if TensorFlow's Python loaded its libraries RTLD_GLOBAL, "
+                f"else {fallback}")
     problems = wheel_zip.check_record(out)
     if problems:
         raise BuildError("; ".join(problems))

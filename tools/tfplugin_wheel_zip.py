@@ -49,6 +49,17 @@ def write_wheel(path, dist_info, files):
         z.writestr(entry, "\n".join(lines) + "\n")
 
 
+def read_wheel(path):
+    """A wheel's files as write_wheel takes them: {archive path: (bytes, executable)}
+    (directories left out; RECORD included, as it is)."""
+    files = {}
+    with zipfile.ZipFile(path) as z:
+        for info in z.infolist():
+            if not info.filename.endswith("/"):
+                files[info.filename] = (z.read(info), bool((info.external_attr >> 16) & 0o111))
+    return files
+
+
 def check_record(path):
     """Problems with a wheel's RECORD (missing entries, wrong hashes); [] when it is sound."""
     problems = []

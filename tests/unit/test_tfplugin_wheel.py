@@ -9,6 +9,7 @@ with auditwheel needs PyPI and is exercised by the `tensorflow` suite; here
 the wheel is built with --bundle none, so no network is needed.
 """
 
+import copy
 import json
 import os
 import subprocess
@@ -21,6 +22,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 TOOL = os.path.join(REPO, "tools", "tfplugin_wheel.py")
 sys.path.insert(0, os.path.join(REPO, "tools"))
 import tfplugin_wheel_info as info_mod  # noqa: E402
+import tfplugin_wheel_link as link  # noqa: E402
 import tfplugin_wheel_zip as wheel_zip  # noqa: E402
 
 PLUGIN = VALIDATE = None
@@ -51,12 +53,28 @@ class WheelContents(unittest.TestCase):
         self.assertEqual(os.path.basename(self.wheel), "my_accel-1.2.3-py3-none-linux_x86_64.whl")
         names = set(self.zip.namelist())
         self.assertIn("tensorflow-plugins/libmy_accel.so", names)
-        with open(PLUGIN, "rb") as f:
-            self.assertEqual(self.zip.read("tensorflow-plugins/libmy_accel.so"), f.read())
         mode = self.zip.getinfo("tensorflow-plugins/libmy_accel.so").external_attr >> 16
         self.assertEqual(mode & 0o777, 0o755)
         self.assertEqual({n.split("/")[0] for n in names},
                          {"tensorflow-plugins", "my_accel-1.2.3.dist-info"})
+
+    def test_plugin_linked_to_tensorflow_framework(self):
+        # The plugin as built, plus a DT_NEEDED on the library that defines its
+        # TF imports in 2.9-2.21 and a runpath to site-packages/tensorflow.
+        with tempfile.TemporaryDirectory() as tmp:
+            so = os.path.join(tmp, "lib.so")
+            with open(so, "wb") as f:
+                f.write(self.zip.read("tensorflow-plugins/libmy_accel.so"))
+            dynamic = subprocess.run(["readelf", "-d", so], stdout=subprocess.PIPE,
+                                     text=True).stdout
+            self.assertIn("Shared library: [libtensorflow_framework.so.2]", dynamic)
+            self.assertRegex(dynamic, r"R(UN)?PATH.*\$ORIGIN/\.\./tensorflow")
+
+            def defined(path):
+                out = subprocess.run(["nm", "-D", "--defined-only", path],
+                                     stdout=subprocess.PIPE, text=True).stdout
+                return sorted(line.split()[-1] for line in out.splitlines() if line.split())
+            self.assertEqual(defined(so), defined(PLUGIN))
 
     def test_metadata_extras_not_a_hard_requirement(self):
         meta = self.zip.read("my_accel-1.2.3.dist-info/METADATA").decode()
@@ -86,7 +104,9 @@ class WheelContents(unittest.TestCase):
                 data = self.zip.read(item)
                 if item.filename.endswith(".so"):
                     data = data[:-1] + bytes([data[-1] ^ 1])
-                out.writestr(item, data)
+                # A copy: writestr records the new archive's offsets in the
+                # ZipInfo, which would corrupt self.zip's view of its own.
+                out.writestr(copy.copy(item), data)
         self.assertEqual(wheel_zip.check_record(bad),
                          [f"{bad}: tensorflow-plugins/libmy_accel.so does not match its "
                           f"RECORD line"])
@@ -166,6 +186,39 @@ class BadInput(unittest.TestCase):
     def test_built_for_outside_range(self):
         self.check(1, "built for 2.21 but works with 2.7..2.16", PLUGIN, *BASE,
                    "--tf-min", "2.7", "--tf-max", "2.16", "--bundle", "none")
+
+
+class LinkChoice(unittest.TestCase):
+    """tfplugin_wheel_link.library_for on a made-up ABI description."""
+    MODEL = {"functions": {
+        "TF_A": {"role": "import", "exported_by": {
+            "libtensorflow_framework.so.2": "2.5-2.21", "libtensorflow_cc.so.2": "2.12-2.18"}},
+        "TF_B": {"role": "import", "exported_by": {
+            "libtensorflow_framework.so.2": "2.11-2.21",
+            "python/_pywrap_tensorflow_internal.so": "2.5-2.10"}},
+        "TF_Entry": {"role": "entry_point"},
+    }}
+
+    def choose(self, imports, releases):
+        return link.library_for(imports, releases, self.MODEL, info_mod.release_key)
+
+    def test_prefers_the_framework_library(self):
+        self.assertEqual(self.choose(["TF_A", "TF_B", "memcpy"], ["2.12", "2.18", "2.21"]),
+                         ("libtensorflow_framework.so.2", ["TF_A", "TF_B"], []))
+
+    def test_imports_only_in_a_python_module_are_reported(self):
+        # TF_B lives in a Python extension module before 2.11: the framework
+        # library is still linked (it has TF_A everywhere), TF_B is named.
+        self.assertEqual(self.choose(["TF_A", "TF_B"], ["2.9", "2.10", "2.11"]),
+                         ("libtensorflow_framework.so.2", ["TF_A", "TF_B"],
+                          [("TF_B", ["2.9", "2.10"])]))
+
+    def test_no_library_in_every_release(self):
+        with self.assertRaisesRegex(link.LinkError, "every release 2.6..2.10"):
+            self.choose(["TF_B"], ["2.6", "2.10"])
+
+    def test_no_tf_imports_no_link(self):
+        self.assertEqual(self.choose(["memcpy", "TF_Entry"], ["2.21"]), (None, [], []))
 
 
 class InfoSchema(unittest.TestCase):

@@ -14,6 +14,14 @@
 #define VACC_HAVE_NODE_DEF (TFPLUGIN_TF_MAJOR > 2 || TFPLUGIN_TF_MINOR >= 11)
 #if VACC_HAVE_NODE_DEF
 #include "tensorflow/c/tf_buffer.h"
+// Optional imports: only the profiler's op names use them, and 2.7-2.10 do
+// not export them from a library a plugin can link (TF_NewBuffer's family
+// lives in a Python extension module there; GetNodeDef is absent). Weak, they
+// are NULL where missing instead of failing the RTLD_NOW load, and vacc's
+// release range stays 2.7-2.21 (validate_plugin: TFP-SYM-WEAK-IMPORT notes
+// them). Every use checks the address first.
+#pragma weak TF_OpKernelConstruction_GetNodeDef
+#pragma weak TF_DeleteBuffer
 #endif
 
 namespace vacc {
@@ -139,7 +147,8 @@ KernelLabel KernelConstruction::Label() {
 #if VACC_HAVE_NODE_DEF
   // The op type is field 2 ("op") of the serialized NodeDef (field 1: name).
   OwnedStatus s;
-  TF_Buffer* node_def = TF_OpKernelConstruction_GetNodeDef(ctx_, s.s);
+  const bool have = &TF_OpKernelConstruction_GetNodeDef != nullptr && &TF_DeleteBuffer != nullptr;
+  TF_Buffer* node_def = have ? TF_OpKernelConstruction_GetNodeDef(ctx_, s.s) : nullptr;
   if (s.ok() && node_def != nullptr && node_def->data != nullptr) {
     label.op = FindStringField(
         std::string_view(static_cast<const char*>(node_def->data), node_def->length), 2);
