@@ -40,6 +40,12 @@ SCHEMA_VERSION = 1
 
 # What each [callbacks."..."] table in contracts.toml must answer, in order.
 CONTRACT_KEYS = ("summary", "sync", "threads", "status", "ownership", "errors")
+# Optional: what a callback does to a handle's life, where its C types cannot
+# tell (a `SP_Stream *` is an out parameter, but only the contract says that
+# destroy_stream ends the stream's life). "creates KIND" or "destroys KIND";
+# the validation layer (tools/gen_callback_table.py) tracks handles by it.
+OPTIONAL_CONTRACT_KEYS = ("lifecycle",)
+HANDLE_KINDS = ("stream", "event", "timer", "device_memory", "host_memory", "unified_memory")
 SYNC_VALUES = ("sync", "async")
 
 
@@ -228,12 +234,18 @@ class Model:
                 problems.append(f"{where} is not a table")
                 continue
             missing = [k for k in CONTRACT_KEYS if not str(contract.get(k, "")).strip()]
-            unknown = sorted(set(contract) - set(CONTRACT_KEYS))
+            unknown = sorted(set(contract) - set(CONTRACT_KEYS) - set(OPTIONAL_CONTRACT_KEYS))
             if missing:
                 problems.append(f"{where} lacks {', '.join(missing)}")
             if unknown:
                 problems.append(f"{where} has unknown keys {', '.join(unknown)} "
                                 f"(expected {', '.join(CONTRACT_KEYS)})")
+            life = contract.get("lifecycle")
+            if life is not None:
+                verb, _, kind = str(life).partition(" ")
+                if verb not in ("creates", "destroys") or kind not in HANDLE_KINDS:
+                    problems.append(f'{where}: lifecycle = "{life}", expected "creates KIND" or '
+                                    f'"destroys KIND" with KIND one of {", ".join(HANDLE_KINDS)}')
             sync = contract.get("sync")
             if sync is not None and sync not in SYNC_VALUES:
                 problems.append(f'{where}: sync = "{sync}", expected "sync" or "async"')
@@ -243,7 +255,8 @@ class Model:
         if problems:
             raise ContractError("abi/contracts.toml callback contracts do not match the "
                                 "measured facts:\n  - " + "\n  - ".join(problems))
-        return {k: {c: table[k][c] for c in CONTRACT_KEYS} for k in sorted(table)}
+        return {k: {c: table[k][c] for c in CONTRACT_KEYS + OPTIONAL_CONTRACT_KEYS
+                    if c in table[k]} for k in sorted(table)}
 
     # --------------------------------------------------------- revisions --
 
