@@ -60,8 +60,12 @@ typedef struct tfp_validate_options {
   const char *rules;
   /* Rules not to report, in the same form; applied after `rules`. */
   const char *skip_rules;
+  /* A file the runtime phase's validation layer appends its call trace to:
+   * every plugin callback a check makes, one line each, with its arguments
+   * and result (docs/validation-layer.md). NULL or "": no trace. */
+  const char *trace_path;
 } tfp_validate_options;
-#define TFP_VALIDATE_OPTIONS_STRUCT_SIZE TF_OFFSET_OF_END(tfp_validate_options, skip_rules)
+#define TFP_VALIDATE_OPTIONS_STRUCT_SIZE TF_OFFSET_OF_END(tfp_validate_options, trace_path)
 
 typedef enum tfp_severity {
   TFP_SEVERITY_ERROR = 0,

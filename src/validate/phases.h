@@ -23,6 +23,7 @@ struct PhaseContext {
   int release_index;    // index in Release()
   unsigned timeout_ms = 30000;  // per phase (the runtime phase: per check)
   bool in_process = false;  // run children's work here (tfp_validate_options.in_process)
+  std::string trace_path{};  // the validation layer's call trace ("": none)
 };
 
 // Phase 1, the file: exists, readable, an ELF shared object (ET_DYN, not a

@@ -8,7 +8,11 @@
 // with the phase's process before each call), and the other checks still
 // run. A probe child first registers once: no platform, no devices, or a
 // registration that dies, and no check runs (the registration phase
-// reports why).
+// reports why). Every callback a check makes goes through the validation
+// layer (interposer.h): libffi closures installed over the registered
+// structs check each call (handle lifetimes, ranges, statuses, host
+// callbacks, streams shared by threads) and name it in their findings;
+// --trace writes every call.
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,11 +22,13 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "interposer.h"
 #include "isolation.h"
 #include "phases.h"
 #include "registration.h"
@@ -45,6 +51,15 @@ struct Progress {
   char device[16];
 };
 Progress* g_progress = nullptr;
+
+// The check child's validation layer (kept to the child's exit: the plugin
+// may still hold its closures).
+Interposer* g_interposer = nullptr;
+
+// The plugin's function behind a (possibly interposed) callback pointer.
+const void* PluginFunction(const void* p) {
+  return g_interposer != nullptr ? g_interposer->Original(p) : p;
+}
 
 int64_t NowNs() {
   struct timespec ts;
@@ -106,7 +121,7 @@ class Check {
   template <typename F>
   F Fn(const char* name) {
     void* p = se_.Get<void*>(name);
-    return rp_.InPluginCode(p) ? reinterpret_cast<F>(p) : nullptr;
+    return rp_.InPluginCode(PluginFunction(p)) ? reinterpret_cast<F>(p) : nullptr;
   }
 
   // Records the callback about to be called (for a crash report).
@@ -766,7 +781,7 @@ void TimerCheck(Check& c) {
   }
   if (create == nullptr || start == nullptr || stop == nullptr) return;
   void* ns_p = c.rp().timer_fns().Get<void*>("nanoseconds");
-  if (!c.rp().InPluginCode(ns_p)) return;
+  if (!c.rp().InPluginCode(PluginFunction(ns_p))) return;
   auto nanoseconds = reinterpret_cast<decltype(SP_TimerFns::nanoseconds)>(ns_p);
   SP_Stream stream = c.NewStream();
   if (stream == nullptr) return;
@@ -805,6 +820,52 @@ void TimerCheck(Check& c) {
   if (destroy != nullptr) c.Calling("destroy_timer"), destroy(c.device(), timer);
 }
 
+// Two streams and an event: the first stream destroyed, the event recorded
+// on the second and waited for, then both destroyed. Correct for any plugin;
+// the validation layer finds a plugin that returned one handle for both
+// creates (TFP-RT-HANDLE-ALIASED, then USE-AFTER-DESTROY, DOUBLE-DESTROY).
+void HandleLifetimes(Check& c) {
+  auto create = c.Fn<SE_FN(create_stream)>("create_stream");
+  auto destroy = c.Fn<SE_FN(destroy_stream)>("destroy_stream");
+  auto record = c.Fn<SE_FN(record_event)>("record_event");
+  auto wait = c.Fn<SE_FN(block_host_for_event)>("block_host_for_event");
+  auto destroy_event = c.Fn<SE_FN(destroy_event)>("destroy_event");
+  if (destroy == nullptr || record == nullptr || wait == nullptr || destroy_event == nullptr) {
+    return;
+  }
+  auto create_event = c.Fn<SE_FN(create_event)>("create_event");
+  if (create == nullptr || create_event == nullptr) return;
+  // Failures here are other checks' findings (stream, event): this one
+  // only gives the layer a sequence to watch.
+  OwnedStatus s;
+  SP_Stream first = nullptr, second = nullptr;
+  SP_Event event = nullptr;
+  c.Calling("create_stream");
+  create(c.device(), &first, s.get());
+  if (!s.ok()) first = nullptr;
+  OwnedStatus s2;
+  c.Calling("create_stream");
+  create(c.device(), &second, s2.get());
+  if (!s2.ok()) second = nullptr;
+  OwnedStatus s3;
+  c.Calling("create_event");
+  create_event(c.device(), &event, s3.get());
+  if (!s3.ok()) event = nullptr;
+  if (first != nullptr) c.Calling("destroy_stream"), destroy(c.device(), first);
+  if (second != nullptr && event != nullptr) {
+    OwnedStatus r;
+    c.Calling("record_event");
+    record(c.device(), second, event, r.get());
+    if (r.ok()) {
+      OwnedStatus w;
+      c.Calling("block_host_for_event");
+      wait(c.device(), event, w.get());
+    }
+  }
+  if (event != nullptr) c.Calling("destroy_event"), destroy_event(c.device(), event);
+  if (second != nullptr) c.Calling("destroy_stream"), destroy(c.device(), second);
+}
+
 // Handles of each kind, then the platform torn down in TensorFlow's order.
 void Teardown(Check& c) {
   c.NewStream();
@@ -833,6 +894,7 @@ const CheckDef kChecks[] = {
     {RuleId::kRtAllocStats, "alloc-stats", AllocStats},
     {RuleId::kRtMemoryUsage, "memory-usage", MemoryUsage},
     {RuleId::kRtTimer, "timer", TimerCheck},
+    {RuleId::kRtUseAfterDestroy, "handle-lifetimes", HandleLifetimes},
     {RuleId::kRtTeardown, "teardown", Teardown},
 };
 constexpr size_t kCheckCount = sizeof kChecks / sizeof kChecks[0];
@@ -840,7 +902,7 @@ constexpr size_t kCheckCount = sizeof kChecks / sizeof kChecks[0];
 template <typename F>
 F PlatformFn(RegisteredPlatform& rp, PluginStruct& s, const char* name) {
   void* p = s.Get<void*>(name);
-  return rp.InPluginCode(p) ? reinterpret_cast<F>(p) : nullptr;
+  return rp.InPluginCode(PluginFunction(p)) ? reinterpret_cast<F>(p) : nullptr;
 }
 
 // TensorFlow's order (stream_executor_internal's destructors).
@@ -889,6 +951,33 @@ void RunCheck(const PhaseContext& context, const CheckDef& def, FindingSink& sin
   RegisteredPlatform rp;
   std::string why;
   if (!rp.Register(context, &why)) return;
+  // The layer's findings may come from the plugin's threads (host callbacks).
+  static std::mutex sink_mu;
+  const std::string check_name = def.name;
+  g_interposer = new Interposer(context.release, [&sink, check_name](const LayerReport& r) {
+    std::lock_guard<std::mutex> lock(sink_mu);
+    sink.Add(Finding(r.rule)
+                 .Set("callback", r.callback)
+                 .Set("device", r.device)
+                 .Set("detail", r.detail + " (validation layer, runtime check " + check_name + ")")
+                 .Set("want", r.want)
+                 .Set("got", r.got));
+  });
+  FILE* trace = nullptr;
+  if (!context.trace_path.empty()) {
+    trace = std::fopen(context.trace_path.c_str(), "a");
+    if (trace != nullptr) {
+      std::fprintf(trace, "# runtime check %s (pid %ld)\n", def.name, static_cast<long>(getpid()));
+      g_interposer->SetTrace(trace);
+    }
+  }
+  for (size_t i = 0; i < rp.device_count(); ++i) {
+    g_interposer->NameDevice(rp.device(i).data(), std::to_string(i));
+  }
+  g_interposer->Install(rp.platform_fns());
+  g_interposer->Install(rp.device_fns());
+  g_interposer->Install(rp.stream_executor());
+  if (rp.has_timer_fns()) g_interposer->Install(rp.timer_fns());
   Check c(rp, sink, def.rule, context.timeout_ms);
   c.Reserve();
   for (size_t i = 0; i < rp.device_count() && i < kMaxDevices; ++i) {
@@ -899,6 +988,8 @@ void RunCheck(const PhaseContext& context, const CheckDef& def, FindingSink& sin
   }
   if (g_progress != nullptr) std::snprintf(g_progress->device, sizeof g_progress->device, "all");
   if (def.rule == RuleId::kRtTeardown) TearDownPlatform(rp);
+  g_interposer->Finish(std::string("at the end of runtime check ") + def.name);
+  if (trace != nullptr) std::fflush(trace);
 }
 
 }  // namespace
@@ -969,7 +1060,14 @@ void RunRuntimePhase(const PhaseContext& context, FindingSink& sink) {
       // A NotChecked marker is no failure of the check.
       if (GetRule(f.rule).severity != Severity::kInfo && NotCheckedReason(f).empty()) bad = true;
       std::string key = GetRule(f.rule).id;
-      for (const auto& [k, v] : f.fields) key += "\x1f" + k + "=" + v;
+      bool layer = false;
+      for (const auto& [k, v] : f.fields) {
+        layer = layer || (k == "detail" && v.find("(validation layer, ") != std::string::npos);
+      }
+      // The layer's: once per rule and callback, from the first check that saw it.
+      for (const auto& [k, v] : f.fields) {
+        if (!layer || k == "callback") key += "\x1f" + k + "=" + v;
+      }
       if (sent.insert(key).second) sink.Add(std::move(f));
     }
     if (bad) {

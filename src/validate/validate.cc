@@ -131,6 +131,7 @@ tfp_report* tfp_validate(const char* path, const tfp_validate_options* options, 
   bool in_process = false;
   const char* rules = nullptr;
   const char* skip_rules = nullptr;
+  std::string trace_path;
   if (options != nullptr) {
     const size_t size = options->struct_size;
     if (size == 0) {
@@ -146,6 +147,9 @@ tfp_report* tfp_validate(const char* path, const tfp_validate_options* options, 
     }
     if (size >= TF_OFFSET_OF_END(tfp_validate_options, rules)) rules = options->rules;
     if (size >= TF_OFFSET_OF_END(tfp_validate_options, skip_rules)) skip_rules = options->skip_rules;
+    if (size >= TF_OFFSET_OF_END(tfp_validate_options, trace_path) && options->trace_path != nullptr) {
+      trace_path = options->trace_path;
+    }
   }
   int release_index = ReleaseCount() - 1;
   if (release != nullptr && release[0] != '\0') {
@@ -188,6 +192,7 @@ tfp_report* tfp_validate(const char* path, const tfp_validate_options* options, 
   report->reported = std::move(reported);
   PhaseContext context{report->path, report->release, release_index, timeout_ms};
   context.in_process = in_process;
+  context.trace_path = trace_path;
   bool blocked = false;
   for (const PhaseDef& def : kPhases) {
     const char* name = PhaseName(def.phase);

@@ -3,6 +3,7 @@
 //
 //   validate_plugin [--tf RELEASE|all] [--json FILE] [--junit FILE] [--timeout SECONDS]
 //                   [--phases LIST] [--rules IDS] [--skip-rules IDS] [--in-process]
+//                   [--trace FILE]
 //                   [--color=auto|always|never] PLUGIN.so
 //
 // Exit status: 0 no errors, 1 errors found, 2 the file cannot be validated
@@ -26,7 +27,8 @@ namespace {
 const char kUsage[] =
     "usage: validate_plugin [--tf RELEASE|all] [--json FILE] [--junit FILE]\n"
     "                       [--timeout SECONDS] [--phases LIST] [--rules IDS]\n"
-    "                       [--skip-rules IDS] [--in-process] [--color=WHEN] PLUGIN.so\n"
+    "                       [--skip-rules IDS] [--in-process] [--trace FILE]\n"
+    "                       [--color=WHEN] PLUGIN.so\n"
     "       validate_plugin --list-rules | --list-releases\n"
     "\n"
     "Checks a TensorFlow PluggableDevice plugin (a shared object) against the ABI\n"
@@ -54,6 +56,9 @@ const char kUsage[] =
     "  --in-process       run every phase and check in this process: no fork, no\n"
     "                     timeout, for debugging the plugin under gdb. A plugin that\n"
     "                     crashes then crashes the validator\n"
+    "  --trace FILE       append the runtime phase's call trace to FILE: every plugin\n"
+    "                     callback the checks make, through the validation layer,\n"
+    "                     one line each with its arguments and result\n"
     "  --color=WHEN       colour severities: auto (default: when the report goes to a\n"
     "                     terminal and NO_COLOR is unset), always, never\n"
     "  --list-rules       print every rule: id, phase, severity, summary\n"
@@ -420,6 +425,7 @@ struct Args {
   unsigned timeout_ms = 0;
   unsigned phases = TFP_PHASE_ALL;
   bool in_process = false;
+  const char* trace = nullptr;
   ColorMode color = ColorMode::kAuto;
 };
 
@@ -432,6 +438,7 @@ tfp_report* Validate(const Args& args, const char* release) {
   options.in_process = args.in_process ? 1 : 0;
   options.rules = args.rules;
   options.skip_rules = args.skip_rules;
+  options.trace_path = args.trace;
   TF_Status* status = TF_NewStatus();
   tfp_report* report = tfp_validate(args.plugin, &options, status);
   if (report == nullptr) std::fprintf(stderr, "validate_plugin: %s\n", TF_Message(status));
@@ -591,6 +598,8 @@ int main(int argc, char** argv) {
       }
     } else if (arg == "--in-process") {
       args.in_process = true;
+    } else if (arg == "--trace") {
+      if ((args.trace = value()) == nullptr) return Usage("--trace needs a file name");
     } else if (arg == "--color" || arg.compare(0, 8, "--color=") == 0) {
       const char* v = arg == "--color" ? value() : argv[i] + 8;
       const std::string when = v != nullptr ? v : "";
