@@ -112,6 +112,12 @@ Interposer::Interposer(std::string release, Reporter reporter)
   }
 }
 
+Interposer::~Interposer() {
+  // A plugin may still call a closure or run a wrapped host callback.
+  for (auto& e : closures_) e.release();
+  for (auto& p : pending_) p.release();
+}
+
 void Interposer::NameDevice(const void* device, std::string name) {
   std::lock_guard<std::mutex> lock(mu_);
   device_names_[device] = std::move(name);

@@ -50,6 +50,8 @@ class Interposer {
   // `release`: whose SP_DeviceMemoryBase layout the plugin's memory
   // arguments have ("2.21").
   Interposer(std::string release, Reporter reporter);
+  // Leaves the closures and wrappers allocated (see above).
+  ~Interposer();
   Interposer(const Interposer&) = delete;
   Interposer& operator=(const Interposer&) = delete;
 

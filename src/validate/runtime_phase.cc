@@ -26,6 +26,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "interposer.h"
@@ -864,6 +865,27 @@ void HandleLifetimes(Check& c) {
   }
   if (event != nullptr) c.Calling("destroy_event"), destroy_event(c.device(), event);
   if (second != nullptr) c.Calling("destroy_stream"), destroy(c.device(), second);
+
+  // Two threads, each copying on a stream of its own (TFP-RT-STREAM-CONCURRENT
+  // when the plugin handed both the same one).
+  auto htod = c.Fn<SE_FN(memcpy_htod)>("memcpy_htod");
+  SP_Stream mine[2] = {c.NewStream(), c.NewStream()};
+  SP_DeviceMemoryBase* mem[2] = {c.Alloc(256), c.Alloc(256)};
+  if (htod == nullptr || mine[0] == nullptr || mine[1] == nullptr || mem[0] == nullptr ||
+      mem[1] == nullptr) {
+    return;
+  }
+  const auto bytes = Pattern(256, 4);
+  auto copy = [&](int i) {
+    OwnedStatus cs;
+    htod(c.device(), mine[i], mem[i], bytes.data(), bytes.size(), cs.get());
+  };
+  c.Calling("memcpy_htod");
+  std::thread other(copy, 1);
+  copy(0);
+  other.join();
+  c.Sync(mine[0]);
+  c.Sync(mine[1]);
 }
 
 // Handles of each kind, then the platform torn down in TensorFlow's order.
@@ -894,7 +916,8 @@ const CheckDef kChecks[] = {
     {RuleId::kRtAllocStats, "alloc-stats", AllocStats},
     {RuleId::kRtMemoryUsage, "memory-usage", MemoryUsage},
     {RuleId::kRtTimer, "timer", TimerCheck},
-    {RuleId::kRtUseAfterDestroy, "handle-lifetimes", HandleLifetimes},
+    // Its own findings are the layer's; a crash or hang in it is a stream's.
+    {RuleId::kRtStream, "handle-lifetimes", HandleLifetimes},
     {RuleId::kRtTeardown, "teardown", Teardown},
 };
 constexpr size_t kCheckCount = sizeof kChecks / sizeof kChecks[0];
