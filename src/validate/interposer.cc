@@ -110,6 +110,11 @@ Interposer::Interposer(std::string release, Reporter reporter)
     mem_size_offset_ = size->offset;
     mem_known_ = true;
   }
+  const tfp_shims::FieldLayout* ordinal =
+      tfp_shims::FindField(tfp_shims::FindLayout(release_, "SP_Device"), "ordinal");
+  if (ordinal != nullptr && ordinal->size == sizeof(int32_t)) {
+    device_ordinal_offset_ = static_cast<int32_t>(ordinal->offset);
+  }
 }
 
 Interposer::~Interposer() {
@@ -124,9 +129,16 @@ void Interposer::NameDevice(const void* device, std::string name) {
 }
 
 std::string Interposer::DeviceName(const void* device) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = device_names_.find(device);
-  return it != device_names_.end() ? it->second : "?";
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = device_names_.find(device);
+    if (it != device_names_.end()) return it->second;
+  }
+  if (device == nullptr || device_ordinal_offset_ < 0) return "?";
+  int32_t ordinal = 0;
+  std::memcpy(&ordinal, static_cast<const unsigned char*>(device) + device_ordinal_offset_,
+              sizeof ordinal);
+  return std::to_string(ordinal);
 }
 
 size_t Interposer::Install(tfp_shims::PluginStruct& s) { return Install(s.layout(), s.data()); }
@@ -528,6 +540,8 @@ void Interposer::Call(Interposed& e, void* ret, void** args) {
     ReportLeaks(handles_.TakeLive(di >= 0 ? PtrArg(args, di) : nullptr),
                 "when " + after_text() + " destroyed its device");
   }
+
+  if (forward && after_call_) after_call_(sig, args);
 
   if (trace_ != nullptr) {
     const std::string& line = after_text();  // before the lock: it names devices

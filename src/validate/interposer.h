@@ -59,8 +59,13 @@ class Interposer {
   void SetTrace(FILE* trace) { trace_ = trace; }
   // Report every violation, not only the first of each rule.
   void ReportAll(bool all) { report_all_ = all; }
-  // What findings call `device` (an SP_Device * TF passes): "0".
+  // What findings call `device` (an SP_Device * TF passes): "0". Without a
+  // name, a device is called by the ordinal its SP_Device holds.
   void NameDevice(const void* device, std::string name);
+  // Called after each forwarded call returns (the loadable layer installs
+  // closures over the structs create_stream_executor and the like filled).
+  using AfterCall = std::function<void(const CallbackSignature&, void** args)>;
+  void SetAfterCall(AfterCall after) { after_call_ = std::move(after); }
 
   // Replaces each non-NULL callback field of `s` (read and written at its
   // release's offsets) that the signature table knows; returns how many.
@@ -98,6 +103,8 @@ class Interposer {
   bool report_all_ = false;
   uint32_t mem_opaque_offset_ = 0, mem_size_offset_ = 0;
   bool mem_known_ = false;
+  int32_t device_ordinal_offset_ = -1;
+  AfterCall after_call_;
 
   mutable std::mutex mu_;  // all below
   std::map<const void*, std::string> device_names_;
