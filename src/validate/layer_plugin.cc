@@ -186,8 +186,12 @@ __attribute__((visibility("default"))) void TF_InitKernel(void) {
   if (void* entry = TheLayer().Entry("TF_InitKernel")) reinterpret_cast<void (*)(void)>(entry)();
 }
 
-// Graph and profiler plugins: forwarded when the real plugin has them (their
-// callbacks are not interposed yet); otherwise nothing is registered.
+// Graph and profiler plugins: only in libtfplugin_layer_full.so. TensorFlow
+// calls these whenever a plugin exports them and fails the whole load when
+// they register nothing, so the default layer must not export them for a
+// plugin (like vacc) that has none. Forwarded as is (their callbacks are not
+// interposed yet).
+#ifdef TFPLUGIN_LAYER_GRAPH_AND_PROFILER
 __attribute__((visibility("default"))) void TF_InitGraph(void* params, TF_Status* status) {
   void* entry = TheLayer().Entry("TF_InitGraph");
   if (!tfp_validator::Forwardable(entry, "TF_InitGraph", status)) return;
@@ -199,5 +203,6 @@ __attribute__((visibility("default"))) void TF_InitProfiler(void* params, TF_Sta
   if (!tfp_validator::Forwardable(entry, "TF_InitProfiler", status)) return;
   reinterpret_cast<void (*)(void*, TF_Status*)>(entry)(params, status);
 }
+#endif  // TFPLUGIN_LAYER_GRAPH_AND_PROFILER
 
 }  // extern "C"

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""libtfplugin_layer.so in a real TensorFlow (TF_PLUGGABLE_DEVICE_LIBRARY_PATH
+points at the layer, TFPLUGIN_LAYER_PLUGIN at the real plugin).
+
+  layer_in_tf.py --layer LAYER.so --plugin libvacc.so --built-for R --model ops|mlp
+      vacc's TF checks (vacc_tf_checks.py) pass through the layer, which
+      checked some calls and reports 0 violations
+  layer_in_tf.py --layer LAYER.so --fault FIXTURE.so --rule ID --device TYPE --built-for R
+      a tensor copied to the fixture's device: the layer reports ID (stderr
+      and TFPLUGIN_LAYER_JSON), naming the call
+
+Exit status: 0 pass, 1 fail, 77 skipped (prints `skipped: <reason>`).
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from tf_venv import SKIP, Error, Skip, say, venv_for, venv_python  # noqa: E402
+from vacc_in_tf import decide_model, decide_ops  # noqa: E402
+
+FAULT_SCRIPT = """
+import numpy as np, tensorflow as tf
+with tf.device("/{device}:0"):
+    y = tf.identity(tf.constant(np.arange(1 << 20, dtype=np.float32)))
+print("placed", y.device)
+"""
+
+
+def main_checked(args):
+    release = os.environ.get("TFPLUGIN_TF_RELEASE") or args.built_for
+    venv, stamp, _, _ = venv_for(release)
+    python = venv_python(venv)
+    with tempfile.TemporaryDirectory(prefix="tfplugin-layer-in-tf-") as tmp:
+        report = os.path.join(tmp, "layer.json")
+        env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="1", TFPLUGIN_LAYER_JSON=report,
+                   TF_PLUGGABLE_DEVICE_LIBRARY_PATH=args.layer,
+                   TFPLUGIN_LAYER_PLUGIN=args.plugin or args.fault)
+        env.pop("TFPLUGIN_LAYER_ABORT", None)
+        if args.fault:
+            cmd = [python, "-c", FAULT_SCRIPT.format(device=args.device)]
+        else:
+            result_path = os.path.join(tmp, "result.json")
+            cmd = [python, os.path.join(HERE, "vacc_tf_checks.py"), result_path, args.model]
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1200)
+        findings = []
+        if os.path.exists(report):
+            with open(report) as f:
+                findings = [json.loads(x) for x in f if x.strip()]
+        summary = re.search(r"tfplugin-layer: (\d+) calls checked, (\d+) violations", r.stderr)
+        layer_lines = [x for x in r.stderr.splitlines() if x.startswith("tfplugin-layer:")]
+        for line in layer_lines[:20]:
+            say(line[:400])
+        failures = []
+        if summary is None:
+            failures.append("no layer summary on stderr: was the layer loaded?")
+        if args.fault:
+            if "placed" not in r.stdout:
+                failures.append(f"the copy to {args.device} did not run: "
+                                f"{r.stderr.strip().splitlines()[-1:]}")
+            if args.rule not in [f["rule_id"] for f in findings]:
+                failures.append(f"{args.rule} not reported: {findings}")
+            if not all(re.match(r"#\d+ SP_", f["message"]) for f in findings):
+                failures.append("a finding does not name its call")
+        else:
+            try:
+                with open(result_path) as f:
+                    result = json.load(f)
+            except (OSError, ValueError):
+                for line in r.stderr.strip().splitlines()[-20:]:
+                    say(f"  | {line}")
+                raise Error(f"vacc_tf_checks.py {args.model} exited {r.returncode} without a result")
+            failures += decide_ops(result, None) if args.model == "ops" else \
+                decide_model(result, args.model, False)
+            if findings or (summary and summary.group(2) != "0"):
+                failures.append(f"violations under the layer: {findings}")
+            if summary and summary.group(1) == "0":
+                failures.append("the layer checked no call")
+    for line in failures:
+        say(f"FAIL: {line}")
+    say(f"result: {'FAIL' if failures else 'OK'}: layer in {stamp['distribution']} "
+        f"{stamp['version']}")
+    return 1 if failures else 0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--layer", required=True)
+    ap.add_argument("--plugin")
+    ap.add_argument("--model", choices=["ops", "mlp"], default="ops")
+    ap.add_argument("--fault")
+    ap.add_argument("--rule")
+    ap.add_argument("--device", default="VFX_DEVICE")
+    ap.add_argument("--built-for", required=True)
+    args = ap.parse_args(argv)
+    try:
+        return main_checked(args)
+    except Skip as e:
+        say(f"skipped: {' '.join(str(e).split())}")
+        return SKIP
+    except (Error, subprocess.TimeoutExpired) as e:
+        say(f"result: ERROR: {e}")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
