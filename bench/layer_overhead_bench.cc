@@ -46,8 +46,9 @@ struct Table {
   F Fn(const char* name) { return reinterpret_cast<F>(se.Get<void*>(name)); }
 };
 
+template <bool kLayered>
 void BM_GetStreamStatus(benchmark::State& state) {
-  Table t(state.range(0) != 0);
+  Table t(kLayered);
   auto create = t.Fn<decltype(SP_StreamExecutor::create_stream)>("create_stream");
   auto status_fn = t.Fn<decltype(SP_StreamExecutor::get_stream_status)>("get_stream_status");
   TF_Status* s = TF_NewStatus();
@@ -55,12 +56,14 @@ void BM_GetStreamStatus(benchmark::State& state) {
   create(nullptr, &stream, s);
   for (auto _ : state) status_fn(nullptr, stream, s);
   TF_DeleteStatus(s);
-  state.SetLabel(state.range(0) ? "through the layer" : "direct (anchor)");
+  if (kLayered) state.SetLabel("anchor=anchor/direct/get_stream_status");
 }
-BENCHMARK(BM_GetStreamStatus)->Arg(0)->Arg(1);
+BENCHMARK_TEMPLATE(BM_GetStreamStatus, false)->Name("anchor/direct/get_stream_status");
+BENCHMARK_TEMPLATE(BM_GetStreamStatus, true)->Name("Layer/get_stream_status");
 
+template <bool kLayered>
 void BM_MemcpyHtod(benchmark::State& state) {
-  Table t(state.range(0) != 0);
+  Table t(kLayered);
   auto create = t.Fn<decltype(SP_StreamExecutor::create_stream)>("create_stream");
   auto allocate = t.Fn<decltype(SP_StreamExecutor::allocate)>("allocate");
   auto htod = t.Fn<decltype(SP_StreamExecutor::memcpy_htod)>("memcpy_htod");
@@ -72,12 +75,14 @@ void BM_MemcpyHtod(benchmark::State& state) {
   char host[256] = {};
   for (auto _ : state) htod(nullptr, stream, &mem, host, sizeof host, s);
   TF_DeleteStatus(s);
-  state.SetLabel(state.range(0) ? "through the layer" : "direct (anchor)");
+  if (kLayered) state.SetLabel("anchor=anchor/direct/memcpy_htod");
 }
-BENCHMARK(BM_MemcpyHtod)->Arg(0)->Arg(1);
+BENCHMARK_TEMPLATE(BM_MemcpyHtod, false)->Name("anchor/direct/memcpy_htod");
+BENCHMARK_TEMPLATE(BM_MemcpyHtod, true)->Name("Layer/memcpy_htod");
 
+template <bool kLayered>
 void BM_CreateDestroyStream(benchmark::State& state) {
-  Table t(state.range(0) != 0);
+  Table t(kLayered);
   auto create = t.Fn<decltype(SP_StreamExecutor::create_stream)>("create_stream");
   auto destroy = t.Fn<decltype(SP_StreamExecutor::destroy_stream)>("destroy_stream");
   TF_Status* s = TF_NewStatus();
@@ -87,9 +92,10 @@ void BM_CreateDestroyStream(benchmark::State& state) {
     destroy(nullptr, stream);
   }
   TF_DeleteStatus(s);
-  state.SetLabel(state.range(0) ? "through the layer" : "direct (anchor)");
+  if (kLayered) state.SetLabel("anchor=anchor/direct/create_destroy_stream");
 }
-BENCHMARK(BM_CreateDestroyStream)->Arg(0)->Arg(1);
+BENCHMARK_TEMPLATE(BM_CreateDestroyStream, false)->Name("anchor/direct/create_destroy_stream");
+BENCHMARK_TEMPLATE(BM_CreateDestroyStream, true)->Name("Layer/create_destroy_stream");
 
 }  // namespace
 

@@ -37,10 +37,8 @@ bool HandleTracker::Create(const HandleRecord& record, HandleRecord* aliased) {
 HandleState HandleTracker::Use(HandleKind kind, uintptr_t handle, HandleRecord* record) const {
   std::lock_guard<std::mutex> lock(mu_);
   const Key key{kind, handle};
-  if (auto it = live_.find(key); it != live_.end()) {
-    *record = it->second;
-    return HandleState::kLive;
-  }
+  // The common case copies nothing: records carry the creating call's text.
+  if (live_.count(key) != 0) return HandleState::kLive;
   if (auto it = destroyed_.find(key); it != destroyed_.end()) {
     *record = it->second;
     return HandleState::kDestroyed;
@@ -69,8 +67,9 @@ HandleState HandleTracker::Destroy(HandleKind kind, uintptr_t handle, const std:
 HandleState HandleTracker::Range(uintptr_t p, uint64_t n, HandleRecord* record) const {
   std::lock_guard<std::mutex> lock(mu_);
   if (const HandleRecord* r = Containing(live_, HandleKind::kDeviceMemory, p)) {
+    if (n <= r->size - (p - r->handle)) return HandleState::kLive;
     *record = *r;
-    return n <= r->size - (p - r->handle) ? HandleState::kLive : HandleState::kUnknown;
+    return HandleState::kUnknown;
   }
   if (const HandleRecord* r = Containing(destroyed_, HandleKind::kDeviceMemory, p)) {
     *record = *r;

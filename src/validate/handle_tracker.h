@@ -36,14 +36,15 @@ class HandleTracker {
   // returned it twice), *aliased gets the earlier record, which this one
   // replaces; returns whether it was.
   bool Create(const HandleRecord& record, HandleRecord* aliased);
-  // A use of a handle passed by value; *record: its record when known.
+  // A use of a handle passed by value; *record: its record when destroyed.
   HandleState Use(HandleKind kind, uintptr_t handle, HandleRecord* record) const;
   // Ends a handle's life; kDestroyed: it already was (record: the earlier).
   HandleState Destroy(HandleKind kind, uintptr_t handle, const std::string& call,
                       HandleRecord* record);
   // Is [p, p + n) inside one live allocation? kDestroyed: p is inside one
   // that was deallocated; kUnknown: outside every allocation, or reaching
-  // past the end of the one p is in (*record: that one, size 0 if none).
+  // past the end of the one p is in (*record: that one, size 0 if none; not
+  // filled for kLive).
   HandleState Range(uintptr_t p, uint64_t n, HandleRecord* record) const;
   // Removes and returns the live handles of `device` (NULL: of every device).
   std::vector<HandleRecord> TakeLive(const void* device);

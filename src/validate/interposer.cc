@@ -295,18 +295,17 @@ void Interposer::CheckHostCallbacks(const void* device, const void* stream,
   std::vector<PendingCallback*> never;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (auto& p : pending_) {
-      if (p->settled.load() || (device != nullptr && p->device != device) ||
-          (stream != nullptr && p->stream != stream)) {
+    // Only the unsettled are scanned: a long run's syncs stay cheap.
+    size_t keep = 0;
+    for (PendingCallback* p : unsettled_) {
+      if ((device != nullptr && p->device != device) || (stream != nullptr && p->stream != stream)) {
+        unsettled_[keep++] = p;
         continue;
       }
-      if (!p->expected.load() || p->runs.load() > 0) {
-        p->settled = true;  // checked once: later runs are still counted
-        continue;
-      }
-      p->settled = true;
-      never.push_back(p.get());
+      p->settled = true;  // checked once: later runs are still counted
+      if (p->expected.load() && p->runs.load() == 0) never.push_back(p);
     }
+    unsettled_.resize(keep);
   }
   for (PendingCallback* p : never) {
     Report(RuleId::kRtHostCallbackOnce, "SP_StreamExecutor.host_callback", p->device,
@@ -429,7 +428,7 @@ void Interposer::Call(Interposed& e, void* ret, void** args) {
       std::lock_guard<std::mutex> lock(mu_);
       auto& threads = on_stream_[stream];
       for (const std::thread::id& t : threads) other = other || t != std::this_thread::get_id();
-      threads.insert(std::this_thread::get_id());
+      threads.push_back(std::this_thread::get_id());
     }
     if (other) {
       Report(RuleId::kRtStreamConcurrent, e.name, device,
@@ -460,6 +459,7 @@ void Interposer::Call(Interposed& e, void* ret, void** args) {
     call_args[fn_i] = &wrapper_fn;
     call_args[arg_i] = &wrapper_arg;
     std::lock_guard<std::mutex> lock(mu_);
+    unsettled_.push_back(p.get());
     pending_.push_back(std::move(p));
   }
 
@@ -472,22 +472,28 @@ void Interposer::Call(Interposed& e, void* ret, void** args) {
   if (occupy) {
     std::lock_guard<std::mutex> lock(mu_);
     auto& threads = on_stream_[stream];
-    threads.erase(threads.find(std::this_thread::get_id()));
+    for (size_t i = threads.size(); i-- > 0;) {
+      if (threads[i] == std::this_thread::get_id()) {
+        threads.erase(threads.begin() + static_cast<std::ptrdiff_t>(i));
+        break;
+      }
+    }
   }
   if (pending != nullptr && sig.ret == FfiKind::kUInt8 &&
       static_cast<uint8_t>(*static_cast<ffi_arg*>(ret)) == 0) {
     pending->expected = false;  // refused: TF does not wait for it
   }
 
-  std::string code_name;
   int code = TF_OK;
-  if (status_i >= 0 && PtrArg(args, status_i) != nullptr) {
-    code = TF_GetCode(static_cast<TF_Status*>(PtrArg(args, status_i)));
-    code_name = StatusCodeName(code);
-  }
+  const bool has_status = status_i >= 0 && PtrArg(args, status_i) != nullptr;
+  if (has_status) code = TF_GetCode(static_cast<TF_Status*>(PtrArg(args, status_i)));
+  // Rendered only when a finding, a handle record or the trace needs it.
   std::string after;
   auto after_text = [&]() -> const std::string& {
-    if (after.empty()) after = CallText(e, seq, args, ret, code_name.empty() ? nullptr : code_name.c_str());
+    if (after.empty()) {
+      const std::string code_name = has_status ? StatusCodeName(code) : "";
+      after = CallText(e, seq, args, ret, has_status ? code_name.c_str() : nullptr);
+    }
     return after;
   };
 

@@ -110,11 +110,15 @@ class Interposer {
   std::map<const void*, std::string> device_names_;
   std::map<const void*, Interposed*> by_code_;
   std::deque<std::unique_ptr<Interposed>> closures_;
+  // Every wrapper, kept to exit (a plugin may run one late, or twice), and
+  // those no synchronization has checked yet.
   std::deque<std::unique_ptr<PendingCallback>> pending_;
+  std::vector<PendingCallback*> unsettled_;
   std::set<RuleId> reported_;
   size_t report_count_ = 0;
   // Threads inside an enqueuing callback, per stream.
-  std::map<const void*, std::multiset<std::thread::id>> on_stream_;
+  // (a vector: push and pop allocate nothing once it has grown)
+  std::map<const void*, std::vector<std::thread::id>> on_stream_;
 
   HandleTracker handles_;
   std::atomic<uint64_t> calls_{0};
