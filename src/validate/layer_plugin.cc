@@ -186,23 +186,25 @@ __attribute__((visibility("default"))) void TF_InitKernel(void) {
   if (void* entry = TheLayer().Entry("TF_InitKernel")) reinterpret_cast<void (*)(void)>(entry)();
 }
 
-// Graph and profiler plugins: only in libtfplugin_layer_full.so. TensorFlow
-// calls these whenever a plugin exports them and fails the whole load when
-// they register nothing, so the default layer must not export them for a
-// plugin (like vacc) that has none. Forwarded as is (their callbacks are not
-// interposed yet).
-#ifdef TFPLUGIN_LAYER_GRAPH_AND_PROFILER
+// Graph and profiler entry points: only in the variants built with them
+// (libtfplugin_layer_graph.so, _profiler, _full). TensorFlow calls each one a
+// plugin exports and fails the whole load when it registers nothing, so the
+// layer must export exactly what the real plugin does. Forwarded as is
+// (their callbacks are not interposed yet).
+#ifdef TFPLUGIN_LAYER_GRAPH
 __attribute__((visibility("default"))) void TF_InitGraph(void* params, TF_Status* status) {
   void* entry = TheLayer().Entry("TF_InitGraph");
   if (!tfp_validator::Forwardable(entry, "TF_InitGraph", status)) return;
   reinterpret_cast<void (*)(void*, TF_Status*)>(entry)(params, status);
 }
+#endif  // TFPLUGIN_LAYER_GRAPH
 
+#ifdef TFPLUGIN_LAYER_PROFILER
 __attribute__((visibility("default"))) void TF_InitProfiler(void* params, TF_Status* status) {
   void* entry = TheLayer().Entry("TF_InitProfiler");
   if (!tfp_validator::Forwardable(entry, "TF_InitProfiler", status)) return;
   reinterpret_cast<void (*)(void*, TF_Status*)>(entry)(params, status);
 }
-#endif  // TFPLUGIN_LAYER_GRAPH_AND_PROFILER
+#endif  // TFPLUGIN_LAYER_PROFILER
 
 }  // extern "C"
