@@ -45,7 +45,7 @@ REPO = os.environ.get("TFPLUGIN_REPO") or \
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # The venv (shared with the suite's other tests) and its Skip/Error/say.
-from tf_venv import SKIP, Error, Skip, run_bounded, say, venv_for, venv_python  # noqa: E402
+from tf_venv import Error, Skip, exit_status, run_bounded, say, venv_for, venv_python  # noqa: E402
 
 
 # ------------------------------------------------------------ comparison ---
@@ -389,14 +389,7 @@ def main(argv=None):
     ap.add_argument("--release", help="minor release, e.g. 2.16 (default: $TFPLUGIN_TF_RELEASE, "
                                       "else the newest in abi/facts)")
     args = ap.parse_args(argv)
-    try:
-        return run(args.release)
-    except Skip as e:
-        say(f"skipped: {' '.join(str(e).split())}")
-        return SKIP
-    except Error as e:
-        say(f"result: ERROR: {e}")
-        return 1
+    return exit_status(run, args.release)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from tf_venv import SKIP, Error, Skip, say, venv_for, venv_python  # noqa: E402
+from tf_venv import Error, exit_status, say, venv_for, venv_python  # noqa: E402
 from vacc_in_tf import decide_model, decide_ops, plugin_kernels  # noqa: E402
 
 FAULT_SCRIPT = """
@@ -128,14 +128,7 @@ def main(argv=None):
     ap.add_argument("--built-for", required=True)
     ap.add_argument("--tfplugin-run", help="lists the plugin's kernels (--model ops)")
     args = ap.parse_args(argv)
-    try:
-        return main_checked(args)
-    except Skip as e:
-        say(f"skipped: {' '.join(str(e).split())}")
-        return SKIP
-    except (Error, subprocess.TimeoutExpired) as e:
-        say(f"result: ERROR: {e}")
-        return 1
+    return exit_status(main_checked, args)
 
 
 if __name__ == "__main__":

@@ -196,20 +196,29 @@ def ensure_venv(release, cache):
     return venv, stamp, False
 
 
-def main(argv):
-    """Create or reuse the venv of each release named; 0 done, 77 skipped, 1 error."""
+def exit_status(check, *args):
+    """Runs check(*args), the body of a suite test, and turns its outcome into
+    the exit status: its own (0 pass, 1 fail), 77 with `skipped: <reason>`
+    for Skip, 1 with `result: ERROR: ...` for Error or a failed subprocess."""
     try:
-        for release in argv or ["2.21"]:
-            venv, stamp, reused, seconds = venv_for(release)
-            say(f"{venv}: {stamp['distribution']} {stamp['version']} "
-                f"({'reused' if reused else 'created'} in {seconds:.0f}s)")
+        return check(*args)
     except Skip as e:
         say(f"skipped: {' '.join(str(e).split())}")
         return SKIP
     except (Error, OSError, subprocess.SubprocessError) as e:
         say(f"result: ERROR: {e}")
         return 1
-    return 0
+
+
+def main(argv):
+    """Create or reuse the venv of each release named; 0 done, 77 skipped, 1 error."""
+    def create():
+        for release in argv or ["2.21"]:
+            venv, stamp, reused, seconds = venv_for(release)
+            say(f"{venv}: {stamp['distribution']} {stamp['version']} "
+                f"({'reused' if reused else 'created'} in {seconds:.0f}s)")
+        return 0
+    return exit_status(create)
 
 
 if __name__ == "__main__":

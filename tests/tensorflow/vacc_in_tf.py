@@ -48,7 +48,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from tf_venv import SKIP, Error, Skip, say, venv_for, venv_python  # noqa: E402
+from tf_venv import Error, Skip, exit_status, say, venv_for, venv_python  # noqa: E402
 
 REPO = os.environ.get("TFPLUGIN_REPO") or os.path.dirname(os.path.dirname(HERE))
 CHILD_TIMEOUT = 10 * 60
@@ -249,14 +249,7 @@ def main(argv=None):
                     "test fails once it does not); the checks then run with TF's libraries "
                     "loaded RTLD_GLOBAL")
     args = ap.parse_args(argv)
-    try:
-        return main_checked(args)
-    except Skip as e:
-        say(f"skipped: {' '.join(str(e).split())}")
-        return SKIP
-    except (Error, subprocess.TimeoutExpired) as e:
-        say(f"result: ERROR: {e}")
-        return 1
+    return exit_status(main_checked, args)
 
 
 if __name__ == "__main__":
