@@ -22,6 +22,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -974,12 +975,20 @@ void RunCheck(const PhaseContext& context, const CheckDef& def, FindingSink& sin
   RegisteredPlatform rp;
   std::string why;
   if (!rp.Register(context, &why)) return;
-  // The layer's findings may come from the plugin's threads (host callbacks).
+  // The layer's findings may come from the plugin's threads (host callbacks),
+  // even after the check (in process): they go to the running check's sink,
+  // or nowhere once it has ended.
   static std::mutex sink_mu;
-  const std::string check_name = def.name;
-  g_interposer = new Interposer(context.release, [&sink, check_name](const LayerReport& r) {
+  static FindingSink* active_sink = nullptr;
+  {
     std::lock_guard<std::mutex> lock(sink_mu);
-    sink.Add(Finding(r.rule)
+    active_sink = &sink;
+  }
+  const std::string check_name = def.name;
+  g_interposer = new Interposer(context.release, [check_name](const LayerReport& r) {
+    std::lock_guard<std::mutex> lock(sink_mu);
+    if (active_sink == nullptr) return;
+    active_sink->Add(Finding(r.rule)
                  .Set("callback", r.callback)
                  .Set("device", r.device)
                  .Set("detail", r.detail + " (validation layer, runtime check " + check_name + ")")
@@ -1013,6 +1022,14 @@ void RunCheck(const PhaseContext& context, const CheckDef& def, FindingSink& sin
   if (def.rule == RuleId::kRtTeardown) TearDownPlatform(rp);
   g_interposer->Finish(std::string("at the end of runtime check ") + def.name);
   if (trace != nullptr) std::fflush(trace);
+  {
+    std::lock_guard<std::mutex> lock(sink_mu);
+    active_sink = nullptr;
+  }
+  // Kept, not deleted: run in process (--in-process) the plugin may still call
+  // one of its closures after the check; in a child it ends with the child.
+  static auto* kept = new std::vector<std::unique_ptr<Interposer>>();
+  kept->emplace_back(g_interposer);
 }
 
 }  // namespace

@@ -93,10 +93,13 @@ TEST(ProtobufWire, ReaderRoundTripsAndRejectsMalformedInput) {
   EXPECT_EQ(FindStringField(w.data(), 2), "MatMul");
   EXPECT_EQ(FindStringField(w.data(), 3), "");
 
-  ProtoReader truncated(std::string("\x12\x05" "ab", 4));  // length 5, 2 bytes follow
+  // The reader keeps a view: the bytes must outlive it.
+  const std::string short_len("\x12\x05" "ab", 4);  // length 5, 2 bytes follow
+  ProtoReader truncated(short_len);
   EXPECT_FALSE(truncated.Next(&f));
   EXPECT_FALSE(truncated.ok());
-  ProtoReader endless(std::string("\x08\xff\xff", 3));  // varint never ends
+  const std::string open_varint("\x08\xff\xff", 3);  // varint never ends
+  ProtoReader endless(open_varint);
   EXPECT_FALSE(endless.Next(&f));
   EXPECT_FALSE(endless.ok());
   EXPECT_EQ(FindStringField(std::string("\x12\x05" "ab", 4), 2), "");
