@@ -28,27 +28,18 @@
 #include "kernels/gemm/vacc_gemm_buffer.h"
 #include "kernels/gemm/vacc_gemm_microkernel.h"
 #include "kernels/gemm/vacc_gemm_pack.h"
+#include "kernels/gemm/vacc_gemm_split.h"
 #include "kernels/gemm/vacc_gemm_small_m.h"
 
 namespace vacc {
 namespace gemm {
 namespace {
 
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 // Packed blocks of the GEMM running on this thread. Only the thread running
 // Gemm allocates; units helping it write into these buffers while it waits
 // in ParallelFor.
 thread_local PackBuffer t_packed_a;
 thread_local PackBuffer t_packed_b;
-
-void ForEach(ComputeUnits* units, size_t n, const std::function<void(size_t, size_t)>& body) {
-  if (units == nullptr) {
-    body(0, n);
-  } else {
-    units->ParallelFor(n, 1, body);
-  }
-}
 
 }  // namespace
 

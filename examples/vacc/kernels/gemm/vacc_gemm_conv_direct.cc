@@ -23,12 +23,11 @@
 #include "kernels/gemm/vacc_gemm_im2col.h"
 #include "kernels/gemm/vacc_gemm_microkernel.h"
 #include "kernels/gemm/vacc_gemm_pack.h"
+#include "kernels/gemm/vacc_gemm_split.h"
 
 namespace vacc {
 namespace gemm {
 namespace {
-
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 thread_local PackBuffer t_filter;   // the packed filter, of the thread running the conv
 thread_local PackBuffer t_gathered;  // each unit's gathered border pixels
@@ -87,14 +86,11 @@ void DirectConv2D(const ConvGeometry& g, const float* x, const Matrix& w, float*
   const int64_t patch = g.k_h * g.k_w * g.in_c;
   float* filter = t_filter.Get(panels * nr * patch);
   if (filter == nullptr) std::abort();  // out of host memory
+  // Items are int64 here; ForEach hands out size_t ranges.
   auto for_each = [&](int64_t n, const std::function<void(int64_t, int64_t)>& body) {
-    if (units == nullptr) {
-      body(0, n);
-    } else {
-      units->ParallelFor(static_cast<size_t>(n), 1, [&](size_t b, size_t e) {
-        body(static_cast<int64_t>(b), static_cast<int64_t>(e));
-      });
-    }
+    ForEach(units, static_cast<size_t>(n), [&](size_t b, size_t e) {
+      body(static_cast<int64_t>(b), static_cast<int64_t>(e));
+    });
   };
   // The filter, packed once: (block, panel) items.
   const int64_t block_count = static_cast<int64_t>(blocks.size());

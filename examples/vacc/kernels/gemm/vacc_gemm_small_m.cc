@@ -25,12 +25,11 @@
 #include "kernels/gemm/vacc_gemm_buffer.h"
 #include "kernels/gemm/vacc_gemm_microkernel.h"
 #include "kernels/gemm/vacc_gemm_pack.h"
+#include "kernels/gemm/vacc_gemm_split.h"
 
 namespace vacc {
 namespace gemm {
 namespace {
-
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Every unit's own packed A (when A is not used in place) and B panel.
 thread_local PackBuffer t_small_a;
