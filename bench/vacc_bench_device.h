@@ -22,15 +22,22 @@
 namespace vacc_bench {
 
 // `units` compute units and one stream on them, like one vacc device with
-// VACC_THREADS=units: the enqueued work runs on a unit and splits itself
-// across all of them (so t units means t cores at most).
+// VACC_THREADS=units, running work the way a synchronous kernel does
+// (KernelContext::Enqueue, the default inside TensorFlow): the stream is
+// idle, so the calling thread runs the work acting as one unit, and splits
+// it across the others (t units means t threads, the caller included).
 class Device {
  public:
   explicit Device(int units)
       : units_(units, std::chrono::microseconds(50)),
         stream_(std::make_shared<vacc::Stream>(&units_, std::chrono::microseconds(50))) {}
-  // Enqueues `work` (as KernelContext::Enqueue does) and waits for it.
+  // Runs `work` as the kernel's Compute would, and waits for it.
   vacc::Status Run(const std::function<vacc::Status(vacc::ComputeUnits&)>& work) {
+    return stream_->RunAndWait([this, &work] { return work(units_); });
+  }
+  // The asynchronous path (VACC_SYNC_KERNELS=0): queue `work` on the stream
+  // for a unit to run, then wait for it.
+  vacc::Status EnqueueAndWait(const std::function<vacc::Status(vacc::ComputeUnits&)>& work) {
     stream_->Enqueue([this, &work] { return work(units_); });
     return stream_->BlockUntilDone();
   }

@@ -75,16 +75,21 @@ void OneDnn(benchmark::State& state, Problem p, int threads, std::string name) {
   vacc_bench::RecordAnchor(state, name);
 }
 
-void Vacc(benchmark::State& state, Problem p, int threads, std::vector<std::string> anchors) {
+// `queued`: the work goes through the stream's queue to a unit and the host
+// waits for it (VACC_SYNC_KERNELS=0, then a wait), instead of the
+// synchronous kernel's path; the difference is the hand-off's cost.
+void Vacc(benchmark::State& state, Problem p, int threads, std::vector<std::string> anchors,
+          bool queued) {
   Operands o(p);
   vacc::Tensor a{TF_FLOAT, {p.m, p.k}, o.a.data()};
   vacc::Tensor b{TF_FLOAT, {p.k, p.n}, o.b.data()};
   vacc::Tensor c{TF_FLOAT, {p.m, p.n}, o.c.data()};
   vacc_bench::Device device(threads);
   vacc_bench::TimeGflops(state, p.Flops(), [&] {
-    const vacc::Status s = device.Run([&](vacc::ComputeUnits& units) {
+    const auto work = [&](vacc::ComputeUnits& units) {
       return vacc::MatMulWork(a, b, false, false, c, units);
-    });
+    };
+    const vacc::Status s = queued ? device.EnqueueAndWait(work) : device.Run(work);
     if (!s.ok()) state.SkipWithError(s.message.c_str());
     return s.ok();
   });
@@ -105,8 +110,13 @@ void Register() {
       benchmark::RegisterBenchmark(blas.c_str(), OpenBlas, p, t, blas)->UseRealTime();
       benchmark::RegisterBenchmark(dnnl.c_str(), OneDnn, p, t, dnnl)->UseRealTime();
       benchmark::RegisterBenchmark(("MatMul/" + suffix).c_str(), Vacc, p, t,
-                                   std::vector<std::string>{blas, dnnl})
+                                   std::vector<std::string>{blas, dnnl}, false)
           ->UseRealTime();
+      if (p.m * p.n * p.k <= 32 * 784 * 128) {  // short enough for the hand-off to show
+        benchmark::RegisterBenchmark(("MatMul/" + suffix + "/queued").c_str(), Vacc, p, t,
+                                     std::vector<std::string>{blas, dnnl}, true)
+            ->UseRealTime();
+      }
     }
   }
 }

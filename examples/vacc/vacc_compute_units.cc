@@ -55,6 +55,12 @@ ComputeUnits::~ComputeUnits() {
 
 bool ComputeUnits::OnUnit() const { return t_units == this; }
 
+ComputeUnits::ActingUnit::ActingUnit(const ComputeUnits* units) : previous_(t_units) {
+  t_units = units;
+}
+
+ComputeUnits::ActingUnit::~ActingUnit() { t_units = previous_; }
+
 void ComputeUnits::Submit(Task task) {
   size_t queued;
   {
@@ -112,7 +118,7 @@ void ComputeUnits::ParallelFor(size_t n, size_t grain,
   // Up to 4 chunks per participant evens out uneven progress.
   const size_t participants = workers_.size() + (OnUnit() ? 0 : 1);
   const size_t chunks = std::min((n + grain - 1) / grain, 4 * participants);
-  if (chunks <= 1) {
+  if (chunks <= 1 || participants == 1) {
     body(0, n);
     return;
   }

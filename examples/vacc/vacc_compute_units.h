@@ -52,8 +52,24 @@ class ComputeUnits {
   // busy (or when called from a unit).
   void ParallelFor(size_t n, size_t grain, const std::function<void(size_t, size_t)>& body);
 
-  // True when called from one of this device's units.
+  // True when called from one of this device's units (or from a thread
+  // acting as one, below).
   bool OnUnit() const;
+
+  // While alive, the constructing thread counts as one of these units: it
+  // runs device work itself (Stream::RunAndWait), so ParallelFor hands work
+  // to size() - 1 helpers, not size(), and the device still uses at most
+  // size() threads. Scopes nest; each restores what it found.
+  class ActingUnit {
+   public:
+    explicit ActingUnit(const ComputeUnits* units);
+    ~ActingUnit();
+    ActingUnit(const ActingUnit&) = delete;
+    ActingUnit& operator=(const ActingUnit&) = delete;
+
+   private:
+    const ComputeUnits* const previous_;
+  };
 
  private:
   void WorkerLoop();

@@ -173,6 +173,43 @@ void Stream::Drain() {
   Resume();
 }
 
+Status Stream::RunAndWait(Work work) {
+  uint64_t number = 0;
+  Status so_far;
+  bool idle;
+  {
+    std::lock_guard<SpinLock> lock(lock_);
+    idle = !scheduled_;
+    if (idle) {
+      scheduled_ = true;  // this thread is the stream's drainer until it is done
+      number = ++enqueued_;
+      so_far = status_;
+    }
+  }
+  if (!idle) return WaitFor(Enqueue(std::move(work)));
+  if (so_far.ok()) {
+    Status result;
+    {
+      ComputeUnits::ActingUnit acting(units_);
+      result = work();
+    }
+    if (!result.ok()) {
+      std::lock_guard<SpinLock> lock(lock_);
+      status_ = std::move(result);
+    }
+  }
+  work = nullptr;  // release what the work captured before reporting it done, as Drain does
+  Complete(number);
+  bool more;
+  {
+    std::lock_guard<SpinLock> lock(lock_);
+    more = !queue_.empty();  // enqueued by other threads while this one ran
+    if (!more) scheduled_ = false;
+  }
+  if (more) Resume();
+  return status();
+}
+
 Status Stream::WaitFor(uint64_t number) {
   if (!SpinUntil(spin_, [&] { return Reached(number); })) {
     std::unique_lock<std::mutex> lock(wait_mu_);

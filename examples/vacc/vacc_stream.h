@@ -73,6 +73,15 @@ class Stream : public std::enable_shared_from_this<Stream> {
   // briefly first). Returns the stream's status.
   Status WaitFor(uint64_t number);
   Status BlockUntilDone() { return WaitFor(last_enqueued()); }
+  // Enqueue(work) then WaitFor it, with the same result, but when the stream
+  // is idle the calling thread runs `work` itself, acting as one of the
+  // units (ComputeUnits::ActingUnit): a synchronous kernel then costs no
+  // hand-off to a unit and no wake-up of the waiting host thread (each tens
+  // of microseconds when the other thread's core sleeps). A busy stream
+  // queues the work behind what it has, in order.
+  // TODO(vendor): real device work cannot run on the host; use Enqueue and
+  // WaitFor.
+  Status RunAndWait(Work work);
   Status status() const;
   // The compute units this stream's work runs on (kernels split work across them).
   ComputeUnits& units() const { return *units_; }

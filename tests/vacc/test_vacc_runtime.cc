@@ -273,6 +273,126 @@ TEST(Stream, ErrorsAreSticky) {
   EXPECT_EQ(s->status().code, TF_DATA_LOSS);
 }
 
+// ---- Stream::RunAndWait (the synchronous kernel's path)
+
+// On an idle stream the caller runs the work itself, counted as one of the
+// units: a ParallelFor inside uses the caller and at most size() - 1 others.
+TEST(Stream, RunAndWaitOnIdleStreamRunsOnCallerAsAUnit) {
+  ComputeUnits units(2, kSpin);
+  auto s = std::make_shared<Stream>(&units, kSpin);
+  const std::thread::id caller = std::this_thread::get_id();
+  std::thread::id ran_on;
+  std::mutex mu;
+  std::set<std::thread::id> helpers;
+  std::atomic<long> sum{0};
+  const Status st = s->RunAndWait([&] {
+    ran_on = std::this_thread::get_id();
+    EXPECT_TRUE(units.OnUnit());
+    units.ParallelFor(64, 1, [&](size_t b, size_t e) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        helpers.insert(std::this_thread::get_id());
+      }
+      for (size_t i = b; i < e; ++i) sum.fetch_add(static_cast<long>(i));
+      std::this_thread::sleep_for(std::chrono::microseconds(200));  // let a unit join in
+    });
+    return Status();
+  });
+  EXPECT_TRUE(st.ok());
+  EXPECT_EQ(ran_on, caller);
+  EXPECT_EQ(sum.load(), 63L * 64 / 2);
+  EXPECT_LE(helpers.size(), 2u);  // the caller and one unit: a device of 2
+  EXPECT_FALSE(units.OnUnit());   // the scope ended with the work
+  EXPECT_EQ(s->last_enqueued(), 1u);
+  EXPECT_TRUE(s->Reached(1));
+}
+
+// With a single unit, work run inline splits across nobody else.
+TEST(Stream, RunAndWaitOnOneUnitDeviceUsesOnlyTheCaller) {
+  ComputeUnits units(1, kSpin);
+  auto s = std::make_shared<Stream>(&units, kSpin);
+  std::set<std::thread::id> threads;
+  std::mutex mu;
+  ASSERT_TRUE(s->RunAndWait([&] {
+                 units.ParallelFor(16, 1, [&](size_t, size_t) {
+                   std::lock_guard<std::mutex> lock(mu);
+                   threads.insert(std::this_thread::get_id());
+                 });
+                 return Status();
+               }).ok());
+  EXPECT_EQ(threads, std::set<std::thread::id>{std::this_thread::get_id()});
+}
+
+// On a busy stream the work queues behind what is there, runs on a unit,
+// in order; what others enqueue during an inline run runs after it.
+TEST(Stream, RunAndWaitKeepsStreamOrder) {
+  ComputeUnits units(2, kSpin);
+  auto s = std::make_shared<Stream>(&units, kSpin);
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::vector<int> order;  // one stream: never two writers at once
+  s->Enqueue([&, released] {
+    released.wait();
+    order.push_back(1);
+    return Status();
+  });
+  std::thread::id ran_on;
+  auto busy = std::async(std::launch::async, [&] {
+    return s->RunAndWait([&] {
+      ran_on = std::this_thread::get_id();
+      order.push_back(2);
+      return Status();
+    });
+  });
+  // Let RunAndWait find the stream busy before the first operation ends.
+  while (s->last_enqueued() < 2) std::this_thread::yield();
+  release.set_value();
+  EXPECT_TRUE(busy.get().ok());
+  EXPECT_TRUE(units.OnUnit() == false);
+  EXPECT_NE(ran_on, std::this_thread::get_id());
+  // Inline now (idle); another thread enqueues while it runs.
+  std::atomic<bool> third_enqueued{false};
+  ASSERT_TRUE(s->RunAndWait([&] {
+                 order.push_back(3);
+                 std::thread([&] {
+                   s->Enqueue([&] {
+                     order.push_back(4);
+                     return Status();
+                   });
+                   third_enqueued = true;
+                 }).join();
+                 return Status();
+               }).ok());
+  ASSERT_TRUE(third_enqueued.load());
+  EXPECT_TRUE(s->BlockUntilDone().ok());  // a unit ran the 4th after the inline 3rd
+  EXPECT_EQ(order, (std::vector<int>{1, 2, 3, 4}));
+  EXPECT_EQ(s->last_enqueued(), 4u);
+}
+
+// Errors stay sticky across both paths: a failing inline run fails the
+// stream; on a failed stream the work is skipped and the error returned.
+TEST(Stream, RunAndWaitErrorsAreSticky) {
+  ComputeUnits units(1, kSpin);
+  auto s = std::make_shared<Stream>(&units, kSpin);
+  const Status first = s->RunAndWait([] { return Status::Error(TF_ABORTED, "inline failed"); });
+  EXPECT_EQ(first.code, TF_ABORTED);
+  bool ran = false;
+  const Status second = s->RunAndWait([&] {
+    ran = true;
+    return Status();
+  });
+  EXPECT_FALSE(ran);
+  EXPECT_EQ(second.code, TF_ABORTED);
+  EXPECT_EQ(second.message, "inline failed");
+  bool queued_ran = false;
+  s->Enqueue([&] {
+    queued_ran = true;
+    return Status();
+  });
+  EXPECT_EQ(s->BlockUntilDone().code, TF_ABORTED);
+  EXPECT_FALSE(queued_ran);
+}
+
 // EnqueueWait holds back later work until the other stream gets there; the
 // waiting stream does not occupy a unit meanwhile (one unit only here).
 TEST(Stream, WaitsForAnotherStream) {

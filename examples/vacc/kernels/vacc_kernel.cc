@@ -298,23 +298,26 @@ void KernelContext::Enqueue(Work work) {
   Stream* s = stream();
   if (s == nullptr) return;
   ComputeUnits* units = &s->units();
-  uint64_t number = 0;
+  Stream::Work run;
   if (!profiler::ProfilingActive()) {  // the only cost of the profiler when unused
-    number = s->Enqueue([work = std::move(work), units] { return work(*units); });
+    run = [work = std::move(work), units] { return work(*units); };
   } else {
     static const KernelLabel kUnknown{"(unknown)", "(unknown)"};
     const KernelLabel& label = label_ != nullptr ? *label_ : kUnknown;
     const profiler::OpTag tag = profiler::InternOp(label.node, label.op);
-    number = s->Enqueue([work = std::move(work), units, tag, s] {
+    run = [work = std::move(work), units, tag, s] {
       const profiler::Clock::time_point start = profiler::Clock::now();
       Status status = work(*units);
       profiler::Record(tag, s->device_ordinal(), s, start, profiler::Clock::now());
       return status;
-    });
+    };
   }
-  if (!KernelsSynchronous()) return;
+  if (!KernelsSynchronous()) {
+    s->Enqueue(std::move(run));
+    return;
+  }
   // The stream's status: this work's error, or an earlier one's (sticky).
-  const Status status = s->WaitFor(number);
+  const Status status = s->RunAndWait(std::move(run));
   if (!status.ok()) Fail(status.code, status.message);
 }
 
