@@ -51,8 +51,8 @@ std::vector<KBlock> Blocks(const ConvGeometry& g, int64_t nr) {
     blocks.push_back({k0, kc, a_offset, seg_len, offset});
     offset += panels * nr * kc;
   };
-  if (row_len > kKC) {  // split each kernel row into equal pieces
-    const int64_t pieces = CeilDiv(row_len, kKC), len = CeilDiv(row_len, pieces);
+  if (row_len > kRowsKC) {  // split each kernel row into equal pieces
+    const int64_t pieces = CeilDiv(row_len, kRowsKC), len = CeilDiv(row_len, pieces);
     for (int64_t kh = 0; kh < g.k_h; ++kh) {
       for (int64_t j = 0; j < row_len; j += len) {
         const int64_t n = std::min(len, row_len - j);
@@ -60,7 +60,7 @@ std::vector<KBlock> Blocks(const ConvGeometry& g, int64_t nr) {
       }
     }
   } else {  // whole kernel rows, as many as fit in KC (at least one)
-    const int64_t per = std::max<int64_t>(1, kKC / row_len);
+    const int64_t per = std::max<int64_t>(1, kRowsKC / row_len);
     for (int64_t kh = 0; kh < g.k_h; kh += per) {
       const int64_t rows = std::min(per, g.k_h - kh);
       add(kh * row_len, rows * row_len, kh * row_stride, row_len);

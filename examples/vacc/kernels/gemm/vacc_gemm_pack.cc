@@ -19,10 +19,12 @@ void CopyRun(const T* in, int n, float* out) {
 }
 template <>
 void CopyRun<float>(const float* in, int n, float* out) {
-  // A full panel row is 8, 16 or 32 floats (NR on SSE4, AVX2, AVX-512): a
-  // constant-size copy compiles to a few vector moves; a memcpy call would
-  // cost more than the copy (packing B is most of a small GEMM's time).
+  // A full panel row is 8, 16 or 32 floats (NR on SSE4, AVX2, AVX-512), or
+  // 6 (MR, a transposed A): a constant-size copy compiles to a few vector
+  // moves; a memcpy call would cost more than the copy (packing B is most
+  // of a small GEMM's time).
   switch (n) {
+    case 6: std::memcpy(out, in, 6 * sizeof(float)); break;
     case 8: std::memcpy(out, in, 8 * sizeof(float)); break;
     case 16: std::memcpy(out, in, 16 * sizeof(float)); break;
     case 32: std::memcpy(out, in, 32 * sizeof(float)); break;
@@ -35,9 +37,37 @@ void CopyRun<float>(const float* in, int n, float* out) {
 // = src[(p*width + l)*lane_stride + k*depth_stride]. Shared by A (lanes are
 // rows) and B (lanes are columns). The loop order follows the stride that is
 // 1, so reads are contiguous whichever way the operand is transposed.
+// PackPanels when the lanes are contiguous (a row-major B, whose rows run
+// along the lanes): each source row is read once, front to back, and its
+// pieces are scattered to the panels. Reading panel by panel instead walks
+// down the rows a whole row apart per value - a page apart when N = 1024 -
+// which hardware prefetchers do not follow (it was ~15% of a 256 x 1024 x
+// 1024 GEMM on Zen3; this order takes ~3%).
+template <typename T>
+void PackContiguousLanes(const T* src, int64_t depth_stride, int64_t lanes, int64_t depth,
+                         int width, float* dst) {
+  const int64_t full_panels = lanes / width;
+  const int tail = static_cast<int>(lanes - full_panels * width);
+  const int64_t panel_size = depth * width;
+  for (int64_t k = 0; k < depth; ++k) {
+    const T* in = src + k * depth_stride;
+    float* out = dst + k * width;
+    for (int64_t p = 0; p < full_panels; ++p) CopyRun(in + p * width, width, out + p * panel_size);
+    if (tail > 0) {
+      float* last = out + full_panels * panel_size;
+      CopyRun(in + full_panels * width, tail, last);
+      std::fill(last + tail, last + width, 0.0f);
+    }
+  }
+}
+
 template <typename T>
 void PackPanels(const T* src, int64_t lane_stride, int64_t depth_stride, int64_t lanes,
                 int64_t depth, int width, float* dst) {
+  if (lane_stride == 1 && depth_stride != 1) {
+    PackContiguousLanes(src, depth_stride, lanes, depth, width, dst);
+    return;
+  }
   for (int64_t l0 = 0; l0 < lanes; l0 += width) {
     const int full = static_cast<int>(std::min<int64_t>(width, lanes - l0));
     const T* panel = src + l0 * lane_stride;
@@ -57,11 +87,7 @@ void PackPanels(const T* src, int64_t lane_stride, int64_t depth_stride, int64_t
       for (int64_t k = 0; k < depth; ++k) {
         const T* in = panel + k * depth_stride;
         float* out = dst + k * width;
-        if (lane_stride == 1) {
-          CopyRun(in, full, out);
-        } else {
-          for (int l = 0; l < full; ++l) out[l] = ToFloat(in[l * lane_stride]);
-        }
+        for (int l = 0; l < full; ++l) out[l] = ToFloat(in[l * lane_stride]);
       }
     }
     if (full < width) {

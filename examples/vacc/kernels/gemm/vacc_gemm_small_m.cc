@@ -94,7 +94,7 @@ void SmallMGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
     plan.a_in_place = am;
   }
   // Equal KC blocks: K = 300 is 2 x 150, not 256 + 44.
-  plan.kc_max = CeilDiv(a.cols(), CeilDiv(a.cols(), kKC));
+  plan.kc_max = CeilDiv(a.cols(), CeilDiv(a.cols(), kRowsKC));
   const int64_t panels = CeilDiv(b.cols, plan.packed.nr);
   if (units == nullptr) {
     ComputePanels(a, b, c, ldc, accumulate, plan, 0, panels);
