@@ -38,25 +38,27 @@ void CopyRun<float>(const float* in, int n, float* out) {
 // rows) and B (lanes are columns). The loop order follows the stride that is
 // 1, so reads are contiguous whichever way the operand is transposed.
 // PackPanels when the lanes are contiguous (a row-major B, whose rows run
-// along the lanes): each source row is read once, front to back, and its
-// pieces are scattered to the panels. Reading panel by panel instead walks
-// down the rows a whole row apart per value - a page apart when N = 1024 -
-// which hardware prefetchers do not follow (it was ~15% of a 256 x 1024 x
-// 1024 GEMM on Zen3; this order takes ~3%).
+// along the lanes): four source rows at a time, each panel's piece of them
+// in turn. Walking a panel down all the rows strides a whole row per value
+// (a page apart when N = 1024), which hardware prefetchers do not follow;
+// a whole row at a time scatters single lines across every panel. Four rows
+// keeps four sequential read streams and writes four consecutive lines per
+// panel. Packing a 2048 x 2048 B on Zen3 (thread CPU time, best of 20):
+// 1.6 ms, against 2.3 ms a row at a time and 3.3 ms a panel at a time.
 template <typename T>
 void PackContiguousLanes(const T* src, int64_t depth_stride, int64_t lanes, int64_t depth,
                          int width, float* dst) {
-  const int64_t full_panels = lanes / width;
-  const int tail = static_cast<int>(lanes - full_panels * width);
+  constexpr int64_t kRows = 4;
   const int64_t panel_size = depth * width;
-  for (int64_t k = 0; k < depth; ++k) {
-    const T* in = src + k * depth_stride;
-    float* out = dst + k * width;
-    for (int64_t p = 0; p < full_panels; ++p) CopyRun(in + p * width, width, out + p * panel_size);
-    if (tail > 0) {
-      float* last = out + full_panels * panel_size;
-      CopyRun(in + full_panels * width, tail, last);
-      std::fill(last + tail, last + width, 0.0f);
+  for (int64_t k0 = 0; k0 < depth; k0 += kRows) {
+    const int64_t k1 = std::min(depth, k0 + kRows);
+    for (int64_t l0 = 0; l0 < lanes; l0 += width) {
+      const int full = static_cast<int>(std::min<int64_t>(width, lanes - l0));
+      float* out = dst + (l0 / width) * panel_size;
+      for (int64_t k = k0; k < k1; ++k) {
+        CopyRun(src + k * depth_stride + l0, full, out + k * width);
+        if (full < width) std::fill(out + k * width + full, out + (k + 1) * width, 0.0f);
+      }
     }
   }
 }
