@@ -117,7 +117,17 @@ void ComputeUnits::ParallelFor(size_t n, size_t grain,
   grain = std::max<size_t>(grain, 1);
   // Up to 4 chunks per participant evens out uneven progress.
   const size_t participants = workers_.size() + (OnUnit() ? 0 : 1);
-  const size_t chunks = std::min((n + grain - 1) / grain, 4 * participants);
+  RunChunks(n, std::min((n + grain - 1) / grain, 4 * participants), participants, body);
+}
+
+void ComputeUnits::ParallelForEachItem(size_t n,
+                                       const std::function<void(size_t, size_t)>& body) {
+  if (n == 0) return;
+  RunChunks(n, n, workers_.size() + (OnUnit() ? 0 : 1), body);
+}
+
+void ComputeUnits::RunChunks(size_t n, size_t chunks, size_t participants,
+                             const std::function<void(size_t, size_t)>& body) {
   if (chunks <= 1 || participants == 1) {
     body(0, n);
     return;

@@ -51,6 +51,10 @@ class ComputeUnits {
   // done. The caller works too, so this finishes even when every unit is
   // busy (or when called from a unit).
   void ParallelFor(size_t n, size_t grain, const std::function<void(size_t, size_t)>& body);
+  // ParallelFor for a few large items (GEMM tiles): each item is its own
+  // chunk, taken one at a time, so the last thread to finish waits for at
+  // most one item instead of a quarter of a participant's share.
+  void ParallelForEachItem(size_t n, const std::function<void(size_t, size_t)>& body);
 
   // True when called from one of this device's units (or from a thread
   // acting as one, below).
@@ -74,6 +78,9 @@ class ComputeUnits {
  private:
   void WorkerLoop();
   bool TryPop(Task* task);
+  // Runs body over [0, n) cut into `chunks` ranges, taken dynamically.
+  void RunChunks(size_t n, size_t chunks, size_t participants,
+                 const std::function<void(size_t, size_t)>& body);
 
   const std::chrono::nanoseconds spin_;
   SpinLock queue_lock_;

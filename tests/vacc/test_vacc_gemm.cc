@@ -14,14 +14,17 @@
 //   half      2e-3 (11 bits: 2^-11 = 4.9e-4, plus accumulation)
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "kernels/gemm/vacc_gemm.h"
+#include "kernels/gemm/vacc_gemm_split.h"
 #include "kernels/vacc_half.h"
 #include "kernels/vacc_simd.h"
 #include "vacc_compute_units.h"
@@ -223,6 +226,30 @@ TEST_F(GemmTest, MicroKernelShapePerTarget) {
     const std::string name = gemm::MicroKernelName();
     EXPECT_EQ(name.rfind(target == "HWY_SCALAR" ? "SCALAR" : target, 0), 0u) << name;
     EXPECT_NE(name.find(" 6x"), std::string::npos) << name;
+  }
+}
+
+// The driver's tiles pack their blocks on first use: under contention each
+// block is made exactly once, and nobody uses it before it is complete.
+TEST(OnceEach, EachItemOnceAndCompleteBeforeUse) {
+  ComputeUnits units(3, std::chrono::microseconds(50));
+  constexpr size_t kBlocks = 4;
+  for (int round = 0; round < 50; ++round) {
+    gemm::OnceEach once(kBlocks);
+    std::atomic<int> made[kBlocks] = {};
+    std::atomic<int> value[kBlocks] = {};
+    std::atomic<int> bad{0};
+    units.ParallelForEachItem(64, [&](size_t t, size_t) {
+      const size_t block = t % kBlocks;
+      once.Run(block, [&] {
+        made[block].fetch_add(1);
+        std::this_thread::sleep_for(std::chrono::microseconds(100));  // others arrive meanwhile
+        value[block].store(1000 + static_cast<int>(block), std::memory_order_relaxed);
+      });
+      if (value[block].load(std::memory_order_relaxed) != 1000 + static_cast<int>(block)) ++bad;
+    });
+    for (size_t b = 0; b < kBlocks; ++b) ASSERT_EQ(made[b].load(), 1) << "block " << b;
+    ASSERT_EQ(bad.load(), 0) << "a tile used a block before it was made";
   }
 }
 

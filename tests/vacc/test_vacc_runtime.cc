@@ -150,6 +150,20 @@ TEST(ComputeUnits, ParallelForCoversEachIndexOnce) {
   }
 }
 
+// Item by item: every index once, one per call, from the caller or a unit.
+TEST(ComputeUnits, ParallelForEachItemHandsOutSingleItems) {
+  ComputeUnits units(3, kSpin);
+  for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{5}, size_t{97}}) {
+    std::vector<std::atomic<int>> hits(n);
+    units.ParallelForEachItem(n, [&](size_t b, size_t e) {
+      ASSERT_EQ(e, b + 1) << "n=" << n;
+      ASSERT_LT(b, n);
+      hits[b].fetch_add(1);
+    });
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << "n=" << n << " i=" << i;
+  }
+}
+
 // The work really spreads: with the units blocked until every participant
 // has arrived, ParallelFor only finishes if several threads take part.
 TEST(ComputeUnits, ParallelForUsesSeveralThreads) {

@@ -5,16 +5,17 @@
 //   for jc in N step NC          B block (KC x NC) packed once, into L3
 //     for pc in K step KC
 //       for is in M step MS      A rows packed once per step (MC blocks, L2)
-//         pack: A's MC blocks (and on the first step B's panels), in parallel
-//         for each (MC block, column group) in parallel:
+//         for each (MC block, column group) in parallel, one at a time:
+//           pack the group's B panels and the A block, if no tile has yet
 //           for jr in group step NR      B panel stays in L1
 //             for ir in MC step MR       A panel streams from L2
 //               micro-kernel: MR x NR tile of C, in registers over KC
 //
 // The parallel split is over tiles of C (MC rows x a group of NR panels):
-// each is written by one unit, and every unit reads the same packed panels.
-// When M has few MC blocks the columns are split into groups so every unit
-// gets work. A very short A (a small batch, e.g. 32 x 784 x 128) takes
+// each is written by one unit, and every unit reads the same packed panels,
+// packed by the first tile that needs them (so packing overlaps computing,
+// with one barrier per step, not two). The columns are split into groups so
+// every unit gets many tiles and none waits long for the last. A very short A (a small batch, e.g. 32 x 784 x 128) takes
 // another path, vacc_gemm_small_m.cc.
 #include "kernels/gemm/vacc_gemm.h"
 
@@ -74,48 +75,46 @@ void Gemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool accum
   float* packed_b = t_packed_b.Get(CeilDiv(std::min(nc, n), nr) * nr * kc_max);
   if (packed_a == nullptr || packed_b == nullptr) std::abort();  // out of host memory
 
+  // One parallel step per (jc, pc, is): tiles of C (MC rows x a group of B
+  // panels), handed out one at a time. A tile packs what it uses on first
+  // use (OnceEach): its A block (once per step) and its group of B panels
+  // (once per jc, pc; B first, as tiles taken together share an A block).
+  // ~16 tiles per participant keep the wait at the step's end short; a
+  // group keeps at least 2 panels. The grouping is fixed per jc so B's
+  // packed groups serve every row step.
+  const int64_t a_blocks_per_step = CeilDiv(std::min(ms, m), mc);
   for (int64_t jc = 0; jc < n; jc += nc) {
     const int64_t ncur = std::min(nc, n - jc);
     const int64_t b_panels = CeilDiv(ncur, nr);
+    const int64_t want = kTilesPerParticipant * participants;
+    const int64_t groups = std::max<int64_t>(
+        1, std::min(CeilDiv(want, a_blocks_per_step), b_panels / kMinPanelsPerTile));
+    const int64_t panels_per_group = CeilDiv(b_panels, groups);
+    const int64_t group_count = CeilDiv(b_panels, panels_per_group);
     for (int64_t pc = 0; pc < k; pc += kc_max) {
       const int64_t kc = std::min(kc_max, k - pc);
       const bool add = accumulate || pc > 0;  // later K blocks add to the first
+      OnceEach b_packed(static_cast<size_t>(group_count));
       for (int64_t is = 0; is < m; is += ms) {
         const int64_t mcur = std::min(ms, m - is);
         const int64_t a_blocks = CeilDiv(mcur, mc);
-        // Pack: A's MC blocks, then (first row step only) B in groups of 16 panels.
-        constexpr int64_t kBPanelsPerItem = 16;
-        const int64_t b_items = is == 0 ? CeilDiv(b_panels, kBPanelsPerItem) : 0;
-        ForEach(units, static_cast<size_t>(a_blocks + b_items), [&](size_t begin, size_t end) {
-          for (int64_t item = static_cast<int64_t>(begin); item < static_cast<int64_t>(end);
-               ++item) {
-            if (item < a_blocks) {
-              const int64_t row = item * mc;
-              a.Pack(is + row, std::min(mc, mcur - row), pc, kc, uk.mr, packed_a + row * kc);
-            } else {
-              const int64_t p0 = (item - a_blocks) * kBPanelsPerItem;
-              const int64_t col = p0 * nr;
-              PackB(b, pc, kc, jc + col, std::min(kBPanelsPerItem * nr, ncur - col), uk.nr,
-                    packed_b + col * kc);
-            }
-          }
-        });
-        // Compute: tiles of MC rows x a group of B panels. Enough tiles for
-        // ~4 per unit (ParallelFor hands out up to 4 chunks per unit, taken
-        // dynamically), but a group keeps at least 4 panels so packing A
-        // stays small next to the FLOPs done with it.
-        const int64_t want = 4 * participants;
-        const int64_t groups = std::max<int64_t>(
-            1, std::min(CeilDiv(want, a_blocks), b_panels / 4));
-        const int64_t panels_per_group = CeilDiv(b_panels, groups);
-        const int64_t tiles = a_blocks * CeilDiv(b_panels, panels_per_group);
-        const int64_t group_count = CeilDiv(b_panels, panels_per_group);
-        ForEach(units, static_cast<size_t>(tiles), [&](size_t begin, size_t end) {
+        OnceEach a_packed(static_cast<size_t>(a_blocks));
+        const int64_t tiles = a_blocks * group_count;
+        ForEachItem(units, static_cast<size_t>(tiles), [&](size_t begin, size_t end) {
           for (int64_t t = static_cast<int64_t>(begin); t < static_cast<int64_t>(end); ++t) {
-            const int64_t row = (t / group_count) * mc;  // in this step
+            const int64_t block = t / group_count, group = t % group_count;
+            const int64_t row = block * mc;  // in this step
             const int64_t rows = std::min(mc, mcur - row);
-            const int64_t p_begin = (t % group_count) * panels_per_group;
+            const int64_t p_begin = group * panels_per_group;
             const int64_t p_end = std::min(b_panels, p_begin + panels_per_group);
+            b_packed.Run(static_cast<size_t>(group), [&] {
+              const int64_t col = p_begin * nr;
+              PackB(b, pc, kc, jc + col, std::min((p_end - p_begin) * nr, ncur - col), uk.nr,
+                    packed_b + col * kc);
+            });
+            a_packed.Run(static_cast<size_t>(block), [&] {
+              a.Pack(is + row, rows, pc, kc, uk.mr, packed_a + row * kc);
+            });
             for (int64_t p = p_begin; p < p_end; ++p) {
               const float* b_panel = packed_b + p * nr * kc;
               const int n_eff = static_cast<int>(std::min(nr, ncur - p * nr));

@@ -38,6 +38,10 @@ constexpr int64_t kMC = 144;
 constexpr int64_t kNC = 4080;
 constexpr int64_t kMCBlocksPerStep = 8;
 constexpr int64_t kSmallMRows = 128;
+// Parallel tiles of C per participating unit, and the fewest B panels in a
+// tile (vacc_gemm.cc): enough tiles that the last one is short.
+constexpr int64_t kTilesPerParticipant = 16;
+constexpr int64_t kMinPanelsPerTile = 2;
 
 }  // namespace gemm
 }  // namespace vacc

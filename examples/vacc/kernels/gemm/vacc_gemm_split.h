@@ -6,11 +6,15 @@
 #ifndef VACC_KERNELS_GEMM_VACC_GEMM_SPLIT_H_
 #define VACC_KERNELS_GEMM_VACC_GEMM_SPLIT_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <thread>
 
 #include "vacc_compute_units.h"
+#include "vacc_spin_lock.h"
 
 namespace vacc {
 namespace gemm {
@@ -27,6 +31,52 @@ inline void ForEach(ComputeUnits* units, size_t n,
     units->ParallelFor(n, 1, body);
   }
 }
+
+// body(begin, end) over [0, n) of a few large items (GEMM tiles): handed out
+// one item at a time, so no unit waits long for the last one.
+inline void ForEachItem(ComputeUnits* units, size_t n,
+                        const std::function<void(size_t, size_t)>& body) {
+  if (units == nullptr) {
+    body(0, n);
+  } else {
+    units->ParallelForEachItem(n, body);
+  }
+}
+
+// Work done once per item by whichever unit needs the item first, while
+// others that need it meanwhile wait: a packed block is made by the first
+// tile that uses it, inside the parallel step, instead of in a step of its
+// own with a barrier after it.
+class OnceEach {
+ public:
+  explicit OnceEach(size_t n) : state_(new std::atomic<uint8_t>[n]) {
+    for (size_t i = 0; i < n; ++i) state_[i].store(kTodo, std::memory_order_relaxed);
+  }
+  template <typename F>
+  void Run(size_t item, F&& work) {
+    std::atomic<uint8_t>& s = state_[item];
+    if (s.load(std::memory_order_acquire) == kDone) return;
+    uint8_t todo = kTodo;
+    if (s.compare_exchange_strong(todo, kRunning, std::memory_order_acq_rel)) {
+      work();
+      s.store(kDone, std::memory_order_release);
+      return;
+    }
+    // Another unit is making it (a few microseconds); yield if that takes
+    // long, e.g. when that unit lost its core.
+    for (int spins = 0; s.load(std::memory_order_acquire) != kDone; ++spins) {
+      if (spins < 4096) {
+        CpuRelax();
+      } else {
+        std::this_thread::yield();
+      }
+    }
+  }
+
+ private:
+  static constexpr uint8_t kTodo = 0, kRunning = 1, kDone = 2;
+  std::unique_ptr<std::atomic<uint8_t>[]> state_;
+};
 
 }  // namespace gemm
 }  // namespace vacc
