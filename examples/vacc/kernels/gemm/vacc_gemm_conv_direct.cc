@@ -92,6 +92,13 @@ void DirectConv2D(const ConvGeometry& g, const float* x, const Matrix& w, float*
       body(static_cast<int64_t>(b), static_cast<int64_t>(e));
     });
   };
+  // Output rows one at a time (each is tens of microseconds of work): a
+  // unit finishing early takes the next row, not a quarter of its share.
+  auto for_each_row = [&](int64_t n, const std::function<void(int64_t, int64_t)>& body) {
+    ForEachItem(units, static_cast<size_t>(n), [&](size_t b, size_t e) {
+      body(static_cast<int64_t>(b), static_cast<int64_t>(e));
+    });
+  };
   // The filter, packed once: (block, panel) items.
   const int64_t block_count = static_cast<int64_t>(blocks.size());
   for_each(block_count * panels, [&](int64_t begin, int64_t end) {
@@ -121,7 +128,7 @@ void DirectConv2D(const ConvGeometry& g, const float* x, const Matrix& w, float*
   const int64_t lda = g.stride_w * g.in_c;
   const int64_t seg_stride = g.dilation_h * g.in_w * g.in_c;
 
-  for_each(g.batch * g.out_h, [&](int64_t begin, int64_t end) {
+  for_each_row(g.batch * g.out_h, [&](int64_t begin, int64_t end) {
     // Both borders, each rounded up to whole panels.
     float* gathered = t_gathered.Get((CeilDiv(g.out_w, mr) + 1) * mr * kc_max);
     if (gathered == nullptr) std::abort();  // out of host memory
