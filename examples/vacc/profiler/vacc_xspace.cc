@@ -50,12 +50,29 @@ ProtoWriter EncodeLine(const Line& l) {
   return w;
 }
 
-// A map<int64, V> entry: key = 1, value = 2.
-ProtoWriter MapEntry(int64_t key, const ProtoWriter& value) {
+ProtoWriter EncodeEventMetadata(const EventMetadata& m) {
   ProtoWriter w;
-  w.Int64(kMapKey, key);
-  w.Message(kMapValue, value);
+  w.Int64(kEventMetadataIdField, m.id);
+  w.String(kEventMetadataName, m.name);
+  if (!m.display_name.empty()) w.String(kEventMetadataDisplayName, m.display_name);
+  for (const Stat& s : m.stats) w.Message(kEventMetadataStats, EncodeStat(s));
   return w;
+}
+
+ProtoWriter EncodeStatMetadata(const StatMetadata& m) {
+  ProtoWriter w;
+  w.Int64(kStatMetadataId, m.id);
+  w.String(kStatMetadataName, m.name);
+  return w;
+}
+
+// Writes one entry of the map<int64, V> field `field` of `w`: a message with
+// key = 1, value = 2.
+void MapEntry(ProtoWriter* w, int field, int64_t key, const ProtoWriter& value) {
+  ProtoWriter entry;
+  entry.Int64(kMapKey, key);
+  entry.Message(kMapValue, value);
+  w->Message(field, entry);
 }
 
 ProtoWriter EncodePlane(const Plane& p) {
@@ -64,18 +81,10 @@ ProtoWriter EncodePlane(const Plane& p) {
   w.String(kPlaneName, p.name);
   for (const Line& l : p.lines) w.Message(kPlaneLines, EncodeLine(l));
   for (const EventMetadata& m : p.event_metadata) {
-    ProtoWriter v;
-    v.Int64(kEventMetadataIdField, m.id);
-    v.String(kEventMetadataName, m.name);
-    if (!m.display_name.empty()) v.String(kEventMetadataDisplayName, m.display_name);
-    for (const Stat& s : m.stats) v.Message(kEventMetadataStats, EncodeStat(s));
-    w.Message(kPlaneEventMetadata, MapEntry(m.id, v));
+    MapEntry(&w, kPlaneEventMetadata, m.id, EncodeEventMetadata(m));
   }
   for (const StatMetadata& m : p.stat_metadata) {
-    ProtoWriter v;
-    v.Int64(kStatMetadataId, m.id);
-    v.String(kStatMetadataName, m.name);
-    w.Message(kPlaneStatMetadata, MapEntry(m.id, v));
+    MapEntry(&w, kPlaneStatMetadata, m.id, EncodeStatMetadata(m));
   }
   return w;
 }
