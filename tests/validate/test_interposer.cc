@@ -126,43 +126,49 @@ TEST(Interposer, InstallsClosuresThatForward) {
   TF_DeleteStatus(st);
 }
 
-TEST(Interposer, DoubleDestroyReportedAndNotForwarded) {
-  Fixture f;
-  f.layer.Install(f.se);
-  auto create = reinterpret_cast<decltype(SP_StreamExecutor::create_stream)>(
-      f.se.Get<void*>("create_stream"));
-  auto destroy = reinterpret_cast<decltype(SP_StreamExecutor::destroy_stream)>(
-      f.se.Get<void*>("destroy_stream"));
+// The layer installed over the fake, its counters at zero; a test calls the
+// closures the layer put in place of the fake's callbacks.
+class InstalledLayer : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    f_.layer.Install(f_.se);
+    g_destroys = 0;
+    g_tf_callback_runs = 0;
+  }
+  // The closure now in SP_StreamExecutor::<field>, typed as that field.
+  template <typename Fn>
+  Fn Installed(Fn SP_StreamExecutor::*, const char* field) {
+    return reinterpret_cast<Fn>(f_.se.Get<void*>(field));
+  }
+
+  Fixture f_;
+};
+
+TEST_F(InstalledLayer, DoubleDestroyReportedAndNotForwarded) {
+  auto create = Installed(&SP_StreamExecutor::create_stream, "create_stream");
+  auto destroy = Installed(&SP_StreamExecutor::destroy_stream, "destroy_stream");
   TF_Status* st = TF_NewStatus();
   SP_Stream s = nullptr;
   create(nullptr, &s, st);
-  g_destroys = 0;
   destroy(nullptr, s);
-  EXPECT_FALSE(f.Reported(RuleId::kRtDoubleDestroy));
+  EXPECT_FALSE(f_.Reported(RuleId::kRtDoubleDestroy));
   destroy(nullptr, s);
-  EXPECT_TRUE(f.Reported(RuleId::kRtDoubleDestroy));
+  EXPECT_TRUE(f_.Reported(RuleId::kRtDoubleDestroy));
   EXPECT_EQ(g_destroys.load(), 1);
   TF_DeleteStatus(st);
 }
 
-TEST(Interposer, HostCallbackSecondRunNotForwarded) {
-  Fixture f;
-  f.layer.Install(f.se);
-  auto host_callback = reinterpret_cast<decltype(SP_StreamExecutor::host_callback)>(
-      f.se.Get<void*>("host_callback"));
-  g_tf_callback_runs = 0;
+TEST_F(InstalledLayer, HostCallbackSecondRunNotForwarded) {
+  auto host_callback = Installed(&SP_StreamExecutor::host_callback, "host_callback");
   EXPECT_EQ(host_callback(nullptr, reinterpret_cast<SP_Stream>(&g_stream_storage[1]), TfCallback,
                           nullptr),
             1);
   EXPECT_EQ(g_tf_callback_runs.load(), 1);
-  EXPECT_TRUE(f.Reported(RuleId::kRtHostCallbackOnce));
+  EXPECT_TRUE(f_.Reported(RuleId::kRtHostCallbackOnce));
 }
 
-TEST(Interposer, StreamEnteredByTwoThreads) {
-  Fixture f;
-  f.layer.Install(f.se);
-  auto htod = reinterpret_cast<decltype(SP_StreamExecutor::memcpy_htod)>(
-      f.se.Get<void*>("memcpy_htod"));
+TEST_F(InstalledLayer, StreamEnteredByTwoThreads) {
+  auto htod = Installed(&SP_StreamExecutor::memcpy_htod, "memcpy_htod");
   SP_Stream s = reinterpret_cast<SP_Stream>(&g_stream_storage[0]);
   g_inside = 0;
   auto body = [&] {
@@ -173,21 +179,18 @@ TEST(Interposer, StreamEnteredByTwoThreads) {
   std::thread a(body), b(body);
   a.join();
   b.join();
-  EXPECT_TRUE(f.Reported(RuleId::kRtStreamConcurrent));
+  EXPECT_TRUE(f_.Reported(RuleId::kRtStreamConcurrent));
 }
 
-TEST(Interposer, OneThreadNeverConcurrent) {
-  Fixture f;
-  f.layer.Install(f.se);
-  auto htod = reinterpret_cast<decltype(SP_StreamExecutor::memcpy_htod)>(
-      f.se.Get<void*>("memcpy_htod"));
+TEST_F(InstalledLayer, OneThreadNeverConcurrent) {
+  auto htod = Installed(&SP_StreamExecutor::memcpy_htod, "memcpy_htod");
   g_inside = 1;  // the fake returns at once
   TF_Status* st = TF_NewStatus();
   for (int i = 0; i < 3; ++i) {
     htod(nullptr, reinterpret_cast<SP_Stream>(&g_stream_storage[0]), nullptr, nullptr, 0, st);
   }
   TF_DeleteStatus(st);
-  EXPECT_FALSE(f.Reported(RuleId::kRtStreamConcurrent));
+  EXPECT_FALSE(f_.Reported(RuleId::kRtStreamConcurrent));
 }
 
 }  // namespace
