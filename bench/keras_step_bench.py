@@ -9,7 +9,8 @@ Runs in the TensorFlow venv the `tensorflow` suite uses (tests/tensorflow/
 tf_venv.py: created on first use, ~/.cache/tfplugin/venv-tf<release>), with
 the plugin loaded through TF_PLUGGABLE_DEVICE_LIBRARY_PATH. The model is an
 MLP 784-512-512-10 (ReLU, sparse softmax cross-entropy, SGD) on a batch of 256,
-its step a tf.function. The devices alternate round by round (a noisy
+its step a tf.function (tests/tensorflow/keras_train_step.py, which the
+profiler check uses too). The devices alternate round by round (a noisy
 machine slows both alike) and each round's figure is the median step time;
 the result is the median over rounds. Then TF's profiler records 10 steps on
 each device and the op events are summed per op type: where the time goes.
@@ -43,34 +44,14 @@ import numpy as np
 import tensorflow as tf
 
 rounds, steps, logdir = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-sys.path.insert(0, sys.argv[4])  # tests/tensorflow: xplane_ops, the trace reader
-import xplane_ops
+sys.path.insert(0, sys.argv[4])  # tests/tensorflow: the step, and xplane_ops, the trace reader
+import keras_train_step, xplane_ops
 rng = np.random.default_rng(0)
 x = rng.standard_normal((256, 784)).astype("float32")
 y = rng.integers(0, 10, 256).astype("int32")
 
 def make(device):
-    tf.keras.utils.set_random_seed(1)
-    with tf.device(device):
-        model = tf.keras.Sequential([tf.keras.Input((784,)),
-                                     tf.keras.layers.Dense(512, activation="relu"),
-                                     tf.keras.layers.Dense(512, activation="relu"),
-                                     tf.keras.layers.Dense(10)])
-        opt = tf.keras.optimizers.SGD(0.01)
-        xd, yd = tf.constant(x), tf.constant(y)
-    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-
-    @tf.function
-    def step(xb, yb):
-        with tf.GradientTape() as tape:
-            loss = loss_fn(yb, model(xb, training=True))
-        grads = tape.gradient(loss, model.trainable_variables)
-        opt.apply_gradients(zip(grads, model.trainable_variables))
-        return loss
-
-    def run():
-        with tf.device(device):
-            return float(step(xd, yd))  # float(): waits for the step
+    run = keras_train_step.train_step(device, x, y, hidden=[512, 512], learning_rate=0.01)
     for _ in range(5):
         run()  # trace, build variables, warm caches
     return run

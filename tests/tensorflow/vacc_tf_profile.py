@@ -16,6 +16,7 @@ import tempfile
 import numpy as np
 import tensorflow as tf
 
+import keras_train_step
 import xplane_ops
 
 PLANE = "/device:CUSTOM:VACC:0"
@@ -28,29 +29,11 @@ def say(line):
 
 
 def make_step(device):
-    tf.keras.utils.set_random_seed(1)
+    """A small MLP's training step on `device` (keras_train_step.py)."""
     rng = np.random.default_rng(3)
-    with tf.device(device):
-        model = tf.keras.Sequential([tf.keras.Input((20,)),
-                                     tf.keras.layers.Dense(32, activation="relu"),
-                                     tf.keras.layers.Dense(10)])
-        opt = tf.keras.optimizers.SGD(0.1)
-        x = tf.constant(rng.standard_normal((64, 20)).astype("float32"))
-        y = tf.constant(rng.integers(0, 10, 64).astype("int32"))
-    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-
-    @tf.function
-    def step():
-        with tf.GradientTape() as tape:
-            loss = loss_fn(y, model(x, training=True))
-        grads = tape.gradient(loss, model.trainable_variables)
-        opt.apply_gradients(zip(grads, model.trainable_variables))
-        return loss
-
-    def run():
-        with tf.device(device):
-            return float(step())
-    return run
+    x = rng.standard_normal((64, 20)).astype("float32")
+    y = rng.integers(0, 10, 64).astype("int32")
+    return keras_train_step.train_step(device, x, y, hidden=[32], learning_rate=0.1)
 
 
 def run(result, device):
