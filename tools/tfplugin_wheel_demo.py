@@ -64,8 +64,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="tfplugin-demo-") as tmp:
         overlay = os.path.join(tmp, "site-packages")
         print(f"$ pip install --no-deps --target {overlay} {os.path.basename(wheel)}", flush=True)
-        r = subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps", "--no-index",
-                            "--disable-pip-version-check", "--target", overlay, wheel])
+        r = tf_venv.install_overlay(python, wheel, overlay)
         if r.returncode != 0:
             return 1
         env = dict(os.environ, PYTHONPATH=overlay, TF_CPP_MIN_LOG_LEVEL="2")

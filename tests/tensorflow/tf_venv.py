@@ -196,6 +196,16 @@ def ensure_venv(release, cache):
     return venv, stamp, False
 
 
+def install_overlay(python, wheel, overlay, **run_args):
+    """pip installs `wheel` alone (no dependencies, no index) with --target into
+    `overlay`, a directory named site-packages for PYTHONPATH: TensorFlow scans
+    every sys.path entry of that name for plugins, and the cached venv stays
+    clean. run_args go to subprocess.run; returns its CompletedProcess."""
+    return subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps", "--no-index",
+                           "--disable-pip-version-check", "--target", overlay, wheel],
+                          **run_args)
+
+
 def exit_status(check, *args):
     """Runs check(*args), the body of a suite test, and turns its outcome into
     the exit status: its own (0 pass, 1 fail), 77 with `skipped: <reason>`

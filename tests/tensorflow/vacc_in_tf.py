@@ -48,7 +48,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from tf_venv import Error, Skip, exit_status, say, venv_for, venv_python  # noqa: E402
+from tf_venv import (Error, Skip, exit_status, install_overlay, say, venv_for,  # noqa: E402
+                     venv_python)
 
 REPO = os.environ.get("TFPLUGIN_REPO") or os.path.dirname(os.path.dirname(HERE))
 CHILD_TIMEOUT = 10 * 60
@@ -187,8 +188,8 @@ def main_checked(args):
     with tempfile.TemporaryDirectory(prefix="tfplugin-vacc-in-tf-") as tmp:
         wheel = build_wheel(args, os.path.join(tmp, "wheels"))
         overlay = os.path.join(tmp, "site-packages")
-        r = run([python, "-m", "pip", "install", "--no-deps", "--no-index",
-                 "--disable-pip-version-check", "--target", overlay, wheel])
+        r = install_overlay(python, wheel, overlay, capture_output=True, text=True,
+                            timeout=CHILD_TIMEOUT)
         if r.returncode != 0:
             raise Error(f"pip install --target {overlay} {os.path.basename(wheel)}: "
                         f"{r.stderr.strip()}")
