@@ -27,6 +27,7 @@
 
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 #include "tensorflow/c/tf_status.h"
+#include "vacc_tf_registration.h"  // tests/vacc: the structs TF owns, pre-filled as TF does
 
 namespace {
 
@@ -53,11 +54,7 @@ class Status {
 
 // What TensorFlow holds for a loaded plugin.
 struct Plugin {
-  std::string path;
-  void* handle = nullptr;
-  SE_PlatformRegistrationParams params{};
-  SP_Platform platform{};
-  SP_PlatformFns platform_fns{};
+  vacc_test::PlatformRegistration reg;
   SP_DeviceFns device_fns{};
   SP_StreamExecutor se{};
 };
@@ -87,43 +84,22 @@ bool Fail(std::string* error, const std::string& what, Status* status = nullptr)
 
 bool LoadPlugin(const std::string& path, std::string* error) {
   Plugin& p = g_plugin;
-  p.path = path;
-  p.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (p.handle == nullptr) return Fail(error, std::string("dlopen: ") + dlerror());
   using InitFn = void (*)(SE_PlatformRegistrationParams*, TF_Status*);
-  auto init = reinterpret_cast<InitFn>(dlsym(p.handle, "SE_InitPlugin"));
-  if (init == nullptr) return Fail(error, path + " has no SE_InitPlugin");
+  auto init = vacc_test::FindPluginFunction<InitFn>(path, RTLD_NOW | RTLD_LOCAL, "SE_InitPlugin",
+                                                    error);
+  if (init == nullptr) return false;
 
-  // TensorFlow pre-fills each struct's struct_size with its own.
-  p.params.struct_size = SE_PLATFORM_REGISTRATION_PARAMS_STRUCT_SIZE;
-  p.params.major_version = SE_MAJOR;
-  p.params.minor_version = SE_MINOR;
-  p.params.patch_version = SE_PATCH;
-  p.platform.struct_size = SP_PLATFORM_STRUCT_SIZE;
-  p.platform_fns.struct_size = SP_PLATFORM_FNS_STRUCT_SIZE;
-  p.params.platform = &p.platform;
-  p.params.platform_fns = &p.platform_fns;
   Status status;
-  init(&p.params, status.get());
+  init(&p.reg.params, status.get());
   if (!status.ok()) return Fail(error, "SE_InitPlugin", &status);
-  const SP_PlatformFns& f = p.platform_fns;
+  const SP_PlatformFns& f = p.reg.platform_fns;
   if (f.create_device == nullptr || f.destroy_device == nullptr ||
       f.create_device_fns == nullptr || f.create_stream_executor == nullptr) {
     return Fail(error, "SE_InitPlugin left a required SP_PlatformFns callback NULL");
   }
-
-  SE_CreateDeviceFnsParams device_fns_params{};
-  device_fns_params.struct_size = SE_CREATE_DEVICE_FNS_PARAMS_STRUCT_SIZE;
-  p.device_fns.struct_size = SP_DEVICE_FNS_STRUCT_SIZE;
-  device_fns_params.device_fns = &p.device_fns;
-  f.create_device_fns(&p.platform, &device_fns_params, status.get());
+  p.reg.CreateDeviceFns(&p.device_fns, status.get());
   if (!status.ok()) return Fail(error, "create_device_fns", &status);
-
-  SE_CreateStreamExecutorParams se_params{};
-  se_params.struct_size = SE_CREATE_STREAM_EXECUTOR_PARAMS_STRUCT_SIZE;
-  p.se.struct_size = SP_STREAMEXECUTOR_STRUCT_SIZE;
-  se_params.stream_executor = &p.se;
-  f.create_stream_executor(&p.platform, &se_params, status.get());
+  p.reg.CreateStreamExecutor(&p.se, status.get());
   if (!status.ok()) return Fail(error, "create_stream_executor", &status);
   const SP_StreamExecutor& se = p.se;
   if (se.struct_size < SP_STREAMEXECUTOR_STRUCT_SIZE || se.allocate == nullptr ||
@@ -142,7 +118,7 @@ void DestroyDevice() {
   const SP_StreamExecutor& se = g_plugin.se;
   for (SP_DeviceMemoryBase* m : {&d.small, &d.a, &d.b}) se.deallocate(&d.device, m);
   if (d.stream != nullptr) se.destroy_stream(&d.device, d.stream);
-  g_plugin.platform_fns.destroy_device(&g_plugin.platform, &d.device);
+  g_plugin.reg.platform_fns.destroy_device(&g_plugin.reg.platform, &d.device);
   g_device.reset();
 }
 
@@ -151,13 +127,8 @@ void DestroyDevice() {
 Device* CreateDevice(std::string* error) {
   Plugin& p = g_plugin;
   auto d = std::make_unique<Device>();
-  SE_CreateDeviceParams params{};
-  params.struct_size = SE_CREATE_DEVICE_PARAMS_STRUCT_SIZE;
-  params.ordinal = 0;
-  d->device.struct_size = SP_DEVICE_STRUCT_SIZE;
-  params.device = &d->device;
   Status status;
-  p.platform_fns.create_device(&p.platform, &params, status.get());
+  p.reg.CreateDevice(0, &d->device, status.get());
   if (!status.ok()) {
     Fail(error, "create_device(0)", &status);
     return nullptr;
@@ -447,14 +418,12 @@ void RegisterAll() {
 
 void Teardown() {
   DestroyDevice();
+  // Each step only where the plugin provided it (none when loading failed).
   Plugin& p = g_plugin;
-  if (p.handle == nullptr) return;
-  if (p.platform_fns.destroy_device_fns != nullptr)
-    p.platform_fns.destroy_device_fns(&p.platform, &p.device_fns);
-  if (p.platform_fns.destroy_stream_executor != nullptr)
-    p.platform_fns.destroy_stream_executor(&p.platform, &p.se);
-  if (p.params.destroy_platform != nullptr) p.params.destroy_platform(&p.platform);
-  if (p.params.destroy_platform_fns != nullptr) p.params.destroy_platform_fns(&p.platform_fns);
+  const SP_PlatformFns& f = p.reg.platform_fns;
+  if (f.destroy_device_fns != nullptr) f.destroy_device_fns(&p.reg.platform, &p.device_fns);
+  if (f.destroy_stream_executor != nullptr) f.destroy_stream_executor(&p.reg.platform, &p.se);
+  p.reg.Destroy();
   // Like TensorFlow, never dlclose a plugin.
 }
 

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "proto_test_decoder.h"
-#include "tensorflow/c/experimental/pluggable_profiler/pluggable_profiler.h"
 #include "vacc_host_test_util.h"
+#include "vacc_tf_registration.h"
 
 namespace {
 
@@ -23,47 +23,27 @@ using vacc_test::StatusPtr;
 
 using InitProfilerFn = void (*)(TF_ProfilerRegistrationParams*, TF_Status*);
 
-// What TensorFlow owns while the profiler is registered.
-struct Registration {
-  TP_Profiler profiler{TP_PROFILER_STRUCT_SIZE, nullptr, nullptr};
-  TP_ProfilerFns fns{TP_PROFILER_FNS_STRUCT_SIZE, nullptr, nullptr, nullptr, nullptr};
-  TF_ProfilerRegistrationParams params{};
-  ~Registration() {
-    if (params.destroy_profiler != nullptr) params.destroy_profiler(&profiler);
-    if (params.destroy_profiler_fns != nullptr) params.destroy_profiler_fns(&fns);
-  }
-};
-
 class VaccProfiler : public ::testing::Test {
  protected:
   void SetUp() override {
     host_ = vacc_test::OpenHost("best");
     ASSERT_NE(host_, nullptr);
     EXPECT_TRUE(tfp_host_entry_points(host_.get()) & TFP_ENTRY_TF_INIT_PROFILER);
-    // The host loaded the plugin RTLD_LOCAL; this finds the same copy.
-    handle_ = dlopen(vacc_test::PluginPath(), RTLD_NOW | RTLD_NOLOAD);
-    ASSERT_NE(handle_, nullptr) << dlerror();
-    auto init = reinterpret_cast<InitProfilerFn>(dlsym(handle_, "TF_InitProfiler"));
-    ASSERT_NE(init, nullptr) << "libvacc.so exports no TF_InitProfiler";
-    reg_.params.struct_size = TF_PROFILER_REGISTRATION_PARAMS_STRUCT_SIZE;
-    reg_.params.major_version = TP_MAJOR;
-    reg_.params.minor_version = TP_MINOR;
-    reg_.params.patch_version = TP_PATCH;
-    reg_.params.profiler = &reg_.profiler;
-    reg_.params.profiler_fns = &reg_.fns;
+    // The host loaded the plugin RTLD_LOCAL; RTLD_NOLOAD finds the same copy.
+    // It is never closed: the plugin stays loaded, as TensorFlow never
+    // unloads plugins. vacc's profiler session lives as long as the process
+    // (compute units may outlive static destructors); unloading the library
+    // would orphan it, which LeakSanitizer rightly reports.
+    std::string error;
+    auto init = vacc_test::FindPluginFunction<InitProfilerFn>(
+        vacc_test::PluginPath(), RTLD_NOW | RTLD_NOLOAD, "TF_InitProfiler", &error);
+    ASSERT_NE(init, nullptr) << error;
     StatusPtr status;
     init(&reg_.params, status.s);
     ASSERT_EQ(status.code(), TF_OK) << status.message();
   }
-  void TearDown() override {
-    // As TensorFlow does when the profiler goes: the plugin frees its session.
-    if (reg_.params.destroy_profiler != nullptr) reg_.params.destroy_profiler(&reg_.profiler);
-    if (reg_.params.destroy_profiler_fns != nullptr) reg_.params.destroy_profiler_fns(&reg_.fns);
-    // handle_ is not closed: the plugin stays loaded, as TensorFlow never
-    // unloads plugins. vacc's profiler session lives as long as the process
-    // (compute units may outlive static destructors); unloading the library
-    // would orphan it, which LeakSanitizer rightly reports.
-  }
+  // As TensorFlow does when the profiler goes: the plugin frees its session.
+  void TearDown() override { reg_.Destroy(); }
 
   TF_Code Call(void (*fn)(const TP_Profiler*, TF_Status*), std::string* message = nullptr) {
     StatusPtr status;
@@ -98,8 +78,7 @@ class VaccProfiler : public ::testing::Test {
   }
 
   HostPtr host_;
-  void* handle_ = nullptr;
-  Registration reg_;
+  vacc_test::ProfilerRegistration reg_;
 };
 
 TEST_F(VaccProfiler, RegistersEverythingTensorFlowRequires) {

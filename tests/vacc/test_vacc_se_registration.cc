@@ -67,13 +67,8 @@ class VaccSeRegistrationTest : public VaccSeTest {
   TF_Code Init(const EnvVars& env, SP_Platform* platform, SP_PlatformFns* fns,
                int32_t major = SE_MAJOR) {
     ScopedVaccEnv scoped(env);
-    params_ = SE_PlatformRegistrationParams{};
-    params_.struct_size = SE_PLATFORM_REGISTRATION_PARAMS_STRUCT_SIZE;
+    params_ = PlatformParams(platform, fns);
     params_.major_version = major;
-    params_.minor_version = SE_MINOR;
-    params_.patch_version = SE_PATCH;
-    params_.platform = platform;
-    params_.platform_fns = fns;
     init_(&params_, status_.get());
     return TF_GetCode(status_.get());
   }

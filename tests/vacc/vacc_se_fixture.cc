@@ -60,17 +60,7 @@ InitPluginFn LoadInitPlugin(std::string* error) {
     *error = "TFP_VACC_PLUGIN is not set (run the test through meson test)";
     return nullptr;
   }
-  void* handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    *error = std::string("dlopen(") + path + "): " + dlerror();
-    return nullptr;
-  }
-  void* sym = dlsym(handle, "SE_InitPlugin");
-  if (sym == nullptr) {
-    *error = std::string("dlsym(SE_InitPlugin) in ") + path + ": " + dlerror();
-    return nullptr;
-  }
-  return reinterpret_cast<InitPluginFn>(sym);
+  return FindPluginFunction<InitPluginFn>(path, RTLD_NOW | RTLD_LOCAL, "SE_InitPlugin", error);
 }
 
 std::unique_ptr<VaccPlatform> VaccPlatform::Load(const EnvVars& env, std::string* error) {
@@ -86,18 +76,11 @@ std::unique_ptr<VaccPlatform> VaccPlatform::Load(const EnvVars& env, std::string
     return true;
   };
 
-  p->params_.struct_size = SE_PLATFORM_REGISTRATION_PARAMS_STRUCT_SIZE;
-  p->params_.major_version = SE_MAJOR;
-  p->params_.minor_version = SE_MINOR;
-  p->params_.patch_version = SE_PATCH;
-  p->platform_.struct_size = SP_PLATFORM_STRUCT_SIZE;
-  p->platform_fns_.struct_size = SP_PLATFORM_FNS_STRUCT_SIZE;
-  p->params_.platform = &p->platform_;
-  p->params_.platform_fns = &p->platform_fns_;
-  init(&p->params_, status.get());
+  PlatformRegistration& reg = p->reg_;
+  init(&reg.params, status.get());
   if (failed("SE_InitPlugin")) return nullptr;
   p->registered_ = true;
-  const SP_PlatformFns& fns = p->platform_fns_;
+  const SP_PlatformFns& fns = reg.platform_fns;
   if (fns.create_device_fns == nullptr || fns.create_stream_executor == nullptr ||
       fns.create_timer_fns == nullptr || fns.create_device == nullptr ||
       fns.get_device_count == nullptr || fns.destroy_device == nullptr) {
@@ -105,38 +88,25 @@ std::unique_ptr<VaccPlatform> VaccPlatform::Load(const EnvVars& env, std::string
     return nullptr;
   }
 
-  p->device_fns_.struct_size = SP_DEVICE_FNS_STRUCT_SIZE;
-  SE_CreateDeviceFnsParams dfp{};
-  dfp.struct_size = SE_CREATE_DEVICE_FNS_PARAMS_STRUCT_SIZE;
-  dfp.device_fns = &p->device_fns_;
-  fns.create_device_fns(&p->platform_, &dfp, status.get());
+  reg.CreateDeviceFns(&p->device_fns_, status.get());
   if (failed("create_device_fns")) return nullptr;
   p->have_device_fns_ = true;
 
-  p->se_.struct_size = SP_STREAMEXECUTOR_STRUCT_SIZE;
-  SE_CreateStreamExecutorParams sep{};
-  sep.struct_size = SE_CREATE_STREAM_EXECUTOR_PARAMS_STRUCT_SIZE;
-  sep.stream_executor = &p->se_;
-  fns.create_stream_executor(&p->platform_, &sep, status.get());
+  reg.CreateStreamExecutor(&p->se_, status.get());
   if (failed("create_stream_executor")) return nullptr;
   p->have_se_ = true;
 
   p->timer_fns_.struct_size = SP_TIMER_FNS_STRUCT_SIZE;
-  fns.create_timer_fns(&p->platform_, &p->timer_fns_, status.get());
+  fns.create_timer_fns(&reg.platform, &p->timer_fns_, status.get());
   if (failed("create_timer_fns")) return nullptr;
   p->have_timer_fns_ = true;
 
   int count = 0;
-  fns.get_device_count(&p->platform_, &count, status.get());
+  fns.get_device_count(&reg.platform, &count, status.get());
   if (failed("get_device_count")) return nullptr;
   for (int ordinal = 0; ordinal < count; ++ordinal) {
     SP_Device device{};
-    device.struct_size = SP_DEVICE_STRUCT_SIZE;
-    SE_CreateDeviceParams cdp{};
-    cdp.struct_size = SE_CREATE_DEVICE_PARAMS_STRUCT_SIZE;
-    cdp.ordinal = ordinal;
-    cdp.device = &device;
-    fns.create_device(&p->platform_, &cdp, status.get());
+    reg.CreateDevice(ordinal, &device, status.get());
     if (failed("create_device")) return nullptr;
     p->devices_.push_back(std::make_unique<SP_Device>(device));  // TF's copy
   }
@@ -145,13 +115,13 @@ std::unique_ptr<VaccPlatform> VaccPlatform::Load(const EnvVars& env, std::string
 
 VaccPlatform::~VaccPlatform() {
   if (!registered_) return;
-  for (auto& d : devices_) platform_fns_.destroy_device(&platform_, d.get());
+  const SP_PlatformFns& fns = reg_.platform_fns;
+  for (auto& d : devices_) fns.destroy_device(&reg_.platform, d.get());
   devices_.clear();
-  if (have_device_fns_) platform_fns_.destroy_device_fns(&platform_, &device_fns_);
-  if (have_se_) platform_fns_.destroy_stream_executor(&platform_, &se_);
-  if (have_timer_fns_) platform_fns_.destroy_timer_fns(&platform_, &timer_fns_);
-  if (params_.destroy_platform) params_.destroy_platform(&platform_);
-  if (params_.destroy_platform_fns) params_.destroy_platform_fns(&platform_fns_);
+  if (have_device_fns_) fns.destroy_device_fns(&reg_.platform, &device_fns_);
+  if (have_se_) fns.destroy_stream_executor(&reg_.platform, &se_);
+  if (have_timer_fns_) fns.destroy_timer_fns(&reg_.platform, &timer_fns_);
+  reg_.Destroy();
 }
 
 Stream::Stream(const VaccPlatform& p, int ordinal) : se_(p.se()), device_(p.device(ordinal)) {

@@ -28,6 +28,7 @@
 
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 #include "tensorflow/c/tf_status.h"
+#include "vacc_tf_registration.h"
 
 namespace vacc_test {
 
@@ -77,12 +78,12 @@ class VaccPlatform {
   VaccPlatform(const VaccPlatform&) = delete;
   VaccPlatform& operator=(const VaccPlatform&) = delete;
 
-  const SP_Platform& platform() const { return platform_; }
-  const SP_PlatformFns& platform_fns() const { return platform_fns_; }
+  const SP_Platform& platform() const { return reg_.platform; }
+  const SP_PlatformFns& platform_fns() const { return reg_.platform_fns; }
   const SP_DeviceFns& device_fns() const { return device_fns_; }
   const SP_StreamExecutor& se() const { return se_; }
   const SP_TimerFns& timer_fns() const { return timer_fns_; }
-  const SE_PlatformRegistrationParams& params() const { return params_; }
+  const SE_PlatformRegistrationParams& params() const { return reg_.params; }
   // What get_device_count reported (and the number of devices created).
   int device_count() const { return static_cast<int>(devices_.size()); }
   // TF's by-value copy of the SP_Device create_device filled for `ordinal`.
@@ -91,9 +92,7 @@ class VaccPlatform {
  private:
   VaccPlatform() = default;
 
-  SE_PlatformRegistrationParams params_{};
-  SP_Platform platform_{};
-  SP_PlatformFns platform_fns_{};
+  PlatformRegistration reg_;
   SP_DeviceFns device_fns_{};
   SP_StreamExecutor se_{};
   SP_TimerFns timer_fns_{};
