@@ -194,12 +194,25 @@ Tensor View(TF_Tensor* t) {
 
 }  // namespace
 
-bool KernelContext::Input(int i, Tensor* out) {
+TF_Tensor* KernelContext::InputHandle(int i) {
+  const bool remembered = i >= 0 && i < kRememberedInputs;
+  if (remembered && inputs_[i] != nullptr) return inputs_[i];
   OwnedStatus s;
   TF_Tensor* t = nullptr;
   TF_GetInput(ctx_, i, &t, s.s);
-  if (!s.ok()) return Fail(TF_GetCode(s.s), "input " + std::to_string(i) + ": " + s.message());
-  *out = View(Keep(t));
+  if (!s.ok()) {
+    Fail(TF_GetCode(s.s), "input " + std::to_string(i) + ": " + s.message());
+    return nullptr;
+  }
+  Keep(t);
+  if (remembered) inputs_[i] = t;
+  return t;
+}
+
+bool KernelContext::Input(int i, Tensor* out) {
+  TF_Tensor* t = InputHandle(i);
+  if (t == nullptr) return false;
+  *out = View(t);
   return true;
 }
 
@@ -218,11 +231,9 @@ bool KernelContext::AllocateOutput(int i, TF_DataType dtype, const Shape& shape,
 }
 
 bool KernelContext::ForwardInput(int input, int output, const Shape& shape) {
+  TF_Tensor* in = InputHandle(input);
+  if (in == nullptr) return false;
   OwnedStatus s;
-  TF_Tensor* in = nullptr;
-  TF_GetInput(ctx_, input, &in, s.s);
-  if (!s.ok()) return Fail(TF_GetCode(s.s), "input " + std::to_string(input) + ": " + s.message());
-  Keep(in);
   // A scalar placeholder that takes over the input's buffer with the new
   // shape (a zero-byte allocation may come back NULL).
   TF_Tensor* out = Keep(TF_AllocateTensor(TF_TensorType(in), nullptr, 0,

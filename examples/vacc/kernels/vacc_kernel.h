@@ -112,7 +112,8 @@ class KernelContext {
   // Allocates output i (device memory, or host memory for host-memory outputs).
   bool AllocateOutput(int i, TF_DataType dtype, const Shape& shape, Tensor* out);
   // Output i is input `input` with a new shape (same buffer, no copy):
-  // Reshape, Squeeze, ExpandDims, Identity.
+  // Reshape, Squeeze, ExpandDims, Identity. The input fetched by Input()
+  // before is reused, not fetched from TensorFlow again.
   bool ForwardInput(int input, int output, const Shape& shape);
   // Output i reuses an input's buffer when TensorFlow allows it (that input
   // is not used elsewhere and has the same size), else a new allocation.
@@ -135,11 +136,18 @@ class KernelContext {
 
  private:
   TF_Tensor* Keep(TF_Tensor* t);
+  // Input i's handle from TensorFlow (held until the context goes), fetched
+  // once for the first kRememberedInputs inputs however often a kernel asks;
+  // NULL after failing the node.
+  TF_Tensor* InputHandle(int i);
+
+  static constexpr int kRememberedInputs = 4;
   TF_OpKernelContext* ctx_;
   const KernelLabel* label_;
   bool ok_ = true;
   Stream* stream_ = nullptr;
   std::vector<TF_Tensor*> held_;
+  TF_Tensor* inputs_[kRememberedInputs] = {};
 };
 
 // ---- Registration
