@@ -26,7 +26,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from tf_venv import Error, exit_status, say, venv_for, venv_python  # noqa: E402
+from tf_venv import Error, exit_status, say, skip_if_sanitized, venv_for, venv_python  # noqa: E402
 from vacc_in_tf import decide_model, decide_ops, plugin_kernels  # noqa: E402
 
 FAULT_SCRIPT = """
@@ -58,6 +58,7 @@ def pick_layer(layers, plugin):
 
 def main_checked(args):
     layer = pick_layer(args.layer, args.plugin or args.fault)
+    skip_if_sanitized(layer, args.plugin or args.fault)
     say(f"layer: {os.path.basename(layer)}")
     release = os.environ.get("TFPLUGIN_TF_RELEASE") or args.built_for
     venv, stamp, _, _ = venv_for(release)

@@ -47,6 +47,32 @@ def say(line):
     print(line, flush=True)
 
 
+# A sanitizer's instrumentation, recognised by the runtime entry points it
+# leaves undefined in an instrumented shared object.
+SANITIZER_SYMBOLS = (("__asan_", "AddressSanitizer"), ("__tsan_", "ThreadSanitizer"),
+                     ("__ubsan_", "UndefinedBehaviorSanitizer"))
+
+
+def skip_if_sanitized(*libraries):
+    """Raises Skip when a library TensorFlow would load is a sanitizer build
+    (./dev test --sanitize=...): its runtime must be the first library of the
+    process, and TensorFlow's Python is neither built nor started with it."""
+    for path in libraries:
+        if not os.path.isfile(path):
+            continue  # the test reports it where it uses the library
+        r = subprocess.run(["nm", "-D", "--undefined-only", path], capture_output=True,
+                           text=True)
+        if r.returncode != 0:
+            raise Error(f"nm -D --undefined-only {path}: {r.stderr.strip()}")
+        undefined = [line.split()[-1] for line in r.stdout.splitlines() if line.split()]
+        found = sorted({name for prefix, name in SANITIZER_SYMBOLS
+                        if any(u.startswith(prefix) for u in undefined)})
+        if found:
+            raise Skip(f"{os.path.basename(path)} is built with {' and '.join(found)}, whose "
+                       f"runtime TensorFlow's Python does not load (this test runs in the "
+                       f"normal build)")
+
+
 def cache_dir():
     cache = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
                          "tfplugin")

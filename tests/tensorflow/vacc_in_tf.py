@@ -48,8 +48,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from tf_venv import (Error, Skip, exit_status, install_overlay, say, venv_for,  # noqa: E402
-                     venv_python)
+from tf_venv import (Error, Skip, exit_status, install_overlay, say,  # noqa: E402
+                     skip_if_sanitized, venv_for, venv_python)
 
 REPO = os.environ.get("TFPLUGIN_REPO") or os.path.dirname(os.path.dirname(HERE))
 CHILD_TIMEOUT = 10 * 60
@@ -177,6 +177,7 @@ def main_checked(args):
     machine = platform.machine().lower()
     if not sys.platform.startswith("linux") or machine not in ("x86_64", "amd64"):
         raise Skip(f"vacc is built here for x86-64 Linux; this machine is {sys.platform}/{machine}")
+    skip_if_sanitized(args.plugin)
     release = args.release or os.environ.get("TFPLUGIN_TF_RELEASE") or args.built_for
     say(f"TensorFlow {release} (kernel API {core_revision(release)}) running vacc built for "
         f"{args.built_for} ({core_revision(args.built_for)})")
