@@ -117,10 +117,30 @@ Interposer::Interposer(std::string release, Reporter reporter)
   }
 }
 
+namespace {
+
+// Closures and wrappers of destroyed Interposers: a plugin may still call a
+// closure or run a wrapped host callback, so they stay allocated until exit,
+// and reachable from here (not leaked: LeakSanitizer would rightly say so).
+struct Retained {
+  std::mutex mu;
+  std::vector<std::unique_ptr<Interposer::Interposed>> closures;
+  std::vector<std::unique_ptr<Interposer::PendingCallback>> pending;
+};
+
+Retained& RetainedUntilExit() {
+  static Retained* retained = new Retained;  // never destroyed: closures may run at exit
+  return *retained;
+}
+
+}  // namespace
+
 Interposer::~Interposer() {
-  // A plugin may still call a closure or run a wrapped host callback.
-  for (auto& e : closures_) e.release();
-  for (auto& p : pending_) p.release();
+  Retained& r = RetainedUntilExit();
+  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> keep(r.mu);
+  for (auto& e : closures_) r.closures.push_back(std::move(e));
+  for (auto& p : pending_) r.pending.push_back(std::move(p));
 }
 
 void Interposer::NameDevice(const void* device, std::string name) {

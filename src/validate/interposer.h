@@ -50,7 +50,7 @@ class Interposer {
   // `release`: whose SP_DeviceMemoryBase layout the plugin's memory
   // arguments have ("2.21").
   Interposer(std::string release, Reporter reporter);
-  // Leaves the closures and wrappers allocated (see above).
+  // Hands the closures and wrappers to a process-wide list (see above).
   ~Interposer();
   Interposer(const Interposer&) = delete;
   Interposer& operator=(const Interposer&) = delete;
