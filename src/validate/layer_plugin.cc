@@ -154,14 +154,19 @@ Layer& TheLayer() {
   return layer;
 }
 
-// Sets `status` to why there is nothing to forward to; false then.
-bool Forwardable(void* entry, const char* name, TF_Status* status) {
-  if (entry != nullptr) return true;
-  const std::string why = !TheLayer().error().empty()
-                              ? TheLayer().error()
-                              : std::string("the plugin does not export ") + name;
-  if (status != nullptr) TF_SetStatus(status, TF_FAILED_PRECONDITION, ("tfplugin layer: " + why).c_str());
-  return false;
+// Calls the real plugin's entry point `name` (void(void* params, TF_Status*)),
+// or sets `status` to why there is none; false then.
+bool Forward(const char* name, void* params, TF_Status* status) {
+  void* entry = TheLayer().Entry(name);
+  if (entry == nullptr) {
+    const std::string why = !TheLayer().error().empty()
+                                ? TheLayer().error()
+                                : std::string("the plugin does not export ") + name;
+    if (status != nullptr) TF_SetStatus(status, TF_FAILED_PRECONDITION, ("tfplugin layer: " + why).c_str());
+    return false;
+  }
+  reinterpret_cast<void (*)(void*, TF_Status*)>(entry)(params, status);
+  return true;
 }
 
 }  // namespace
@@ -172,10 +177,8 @@ using tfp_validator::TheLayer;
 extern "C" {
 
 __attribute__((visibility("default"))) void SE_InitPlugin(void* params, TF_Status* status) {
-  void* entry = TheLayer().Entry("SE_InitPlugin");
-  if (!tfp_validator::Forwardable(entry, "SE_InitPlugin", status)) return;
-  reinterpret_cast<void (*)(void*, TF_Status*)>(entry)(params, status);
-  if (TF_GetCode(status) != TF_OK) return;
+  if (!tfp_validator::Forward("SE_InitPlugin", params, status) || TF_GetCode(status) != TF_OK)
+    return;
   // TF copies these after SE_InitPlugin returns: closures in place now.
   TheLayer().Install("SE_PlatformRegistrationParams", params);
   TheLayer().Install("SP_PlatformFns",
@@ -193,17 +196,13 @@ __attribute__((visibility("default"))) void TF_InitKernel(void) {
 // (their callbacks are not interposed yet).
 #ifdef TFPLUGIN_LAYER_GRAPH
 __attribute__((visibility("default"))) void TF_InitGraph(void* params, TF_Status* status) {
-  void* entry = TheLayer().Entry("TF_InitGraph");
-  if (!tfp_validator::Forwardable(entry, "TF_InitGraph", status)) return;
-  reinterpret_cast<void (*)(void*, TF_Status*)>(entry)(params, status);
+  tfp_validator::Forward("TF_InitGraph", params, status);
 }
 #endif  // TFPLUGIN_LAYER_GRAPH
 
 #ifdef TFPLUGIN_LAYER_PROFILER
 __attribute__((visibility("default"))) void TF_InitProfiler(void* params, TF_Status* status) {
-  void* entry = TheLayer().Entry("TF_InitProfiler");
-  if (!tfp_validator::Forwardable(entry, "TF_InitProfiler", status)) return;
-  reinterpret_cast<void (*)(void*, TF_Status*)>(entry)(params, status);
+  tfp_validator::Forward("TF_InitProfiler", params, status);
 }
 #endif  // TFPLUGIN_LAYER_PROFILER
 

@@ -26,7 +26,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from tf_venv import Error, exit_status, say, skip_if_sanitized, venv_for, venv_python  # noqa: E402
+from tf_venv import (Error, exit_status, say, skip_if_sanitized, venv_for,  # noqa: E402
+                     venv_python, verdict)
 from vacc_in_tf import decide_model, decide_ops, plugin_kernels  # noqa: E402
 
 FAULT_SCRIPT = """
@@ -111,11 +112,7 @@ def main_checked(args):
                 failures.append(f"violations under the layer: {findings}")
             if summary and summary.group(1) == "0":
                 failures.append("the layer checked no call")
-    for line in failures:
-        say(f"FAIL: {line}")
-    say(f"result: {'FAIL' if failures else 'OK'}: layer in {stamp['distribution']} "
-        f"{stamp['version']}")
-    return 1 if failures else 0
+    return verdict(failures, f"layer in {stamp['distribution']} {stamp['version']}")
 
 
 def main(argv=None):

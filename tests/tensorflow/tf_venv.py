@@ -47,6 +47,14 @@ def say(line):
     print(line, flush=True)
 
 
+def verdict(failures, subject):
+    """Prints each failure and the verdict line for `subject`; the exit status."""
+    for line in failures:
+        say(f"FAIL: {line}")
+    say(f"result: {'FAIL' if failures else 'OK'}: {subject}")
+    return 1 if failures else 0
+
+
 # A sanitizer's instrumentation, recognised by the runtime entry points it
 # leaves undefined in an instrumented shared object.
 SANITIZER_SYMBOLS = (("__asan_", "AddressSanitizer"), ("__tsan_", "ThreadSanitizer"),

@@ -49,7 +49,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from tf_venv import (Error, Skip, exit_status, install_overlay, say,  # noqa: E402
-                     skip_if_sanitized, venv_for, venv_python)
+                     skip_if_sanitized, venv_for, venv_python, verdict)
 
 REPO = os.environ.get("TFPLUGIN_REPO") or os.path.dirname(os.path.dirname(HERE))
 CHILD_TIMEOUT = 10 * 60
@@ -227,11 +227,8 @@ def main_checked(args):
         else:
             failures += decide_model(result, args.model, args.expect_missing_kernels)
 
-    for line in failures:
-        say(f"FAIL: {line}")
-    say(f"result: {'FAIL' if failures else 'OK'}: vacc in {stamp['distribution']} "
-        f"{stamp['version']} ({args.model})")
-    return 1 if failures else 0
+    return verdict(failures,
+                   f"vacc in {stamp['distribution']} {stamp['version']} ({args.model})")
 
 
 def main(argv=None):

@@ -362,7 +362,7 @@ TEST(Stream, RunAndWaitKeepsStreamOrder) {
   while (s->last_enqueued() < 2) std::this_thread::yield();
   release.set_value();
   EXPECT_TRUE(busy.get().ok());
-  EXPECT_TRUE(units.OnUnit() == false);
+  EXPECT_FALSE(units.OnUnit());
   EXPECT_NE(ran_on, std::this_thread::get_id());
   // Inline now (idle); another thread enqueues while it runs.
   std::atomic<bool> third_enqueued{false};

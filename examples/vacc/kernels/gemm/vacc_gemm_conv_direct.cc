@@ -86,23 +86,10 @@ void DirectConv2D(const ConvGeometry& g, const float* x, const Matrix& w, float*
   const int64_t patch = g.k_h * g.k_w * g.in_c;
   float* filter = t_filter.Get(panels * nr * patch);
   if (filter == nullptr) std::abort();  // out of host memory
-  // Items are int64 here; ForEach hands out size_t ranges.
-  auto for_each = [&](int64_t n, const std::function<void(int64_t, int64_t)>& body) {
-    ForEach(units, static_cast<size_t>(n), [&](size_t b, size_t e) {
-      body(static_cast<int64_t>(b), static_cast<int64_t>(e));
-    });
-  };
-  // Output rows one at a time (each is tens of microseconds of work): a
-  // unit finishing early takes the next row, not a quarter of its share.
-  auto for_each_row = [&](int64_t n, const std::function<void(int64_t, int64_t)>& body) {
-    ForEachItem(units, static_cast<size_t>(n), [&](size_t b, size_t e) {
-      body(static_cast<int64_t>(b), static_cast<int64_t>(e));
-    });
-  };
   // The filter, packed once: (block, panel) items.
   const int64_t block_count = static_cast<int64_t>(blocks.size());
-  for_each(block_count * panels, [&](int64_t begin, int64_t end) {
-    for (int64_t item = begin; item < end; ++item) {
+  ForEach(units, static_cast<size_t>(block_count * panels), [&](size_t begin, size_t end) {
+    for (int64_t item = static_cast<int64_t>(begin); item < static_cast<int64_t>(end); ++item) {
       const KBlock& kb = blocks[static_cast<size_t>(item / panels)];
       const int64_t p = item % panels;
       PackB(w, kb.k0, kb.kc, p * nr, std::min(nr, g.out_c - p * nr), packed.nr,
@@ -128,11 +115,13 @@ void DirectConv2D(const ConvGeometry& g, const float* x, const Matrix& w, float*
   const int64_t lda = g.stride_w * g.in_c;
   const int64_t seg_stride = g.dilation_h * g.in_w * g.in_c;
 
-  for_each_row(g.batch * g.out_h, [&](int64_t begin, int64_t end) {
+  // Output rows one at a time (each is tens of microseconds of work): a
+  // unit finishing early takes the next row, not a quarter of its share.
+  ForEachItem(units, static_cast<size_t>(g.batch * g.out_h), [&](size_t begin, size_t end) {
     // Both borders, each rounded up to whole panels.
     float* gathered = t_gathered.Get((CeilDiv(g.out_w, mr) + 1) * mr * kc_max);
     if (gathered == nullptr) std::abort();  // out of host memory
-    for (int64_t row = begin; row < end; ++row) {
+    for (int64_t row = static_cast<int64_t>(begin); row < static_cast<int64_t>(end); ++row) {
       const int64_t n = row / g.out_h, oh = row % g.out_h;
       const int64_t ih0 = oh * g.stride_h - g.pad_top;
       const bool rows_inside = ih0 >= 0 && ih0 + (g.k_h - 1) * g.dilation_h < g.in_h;

@@ -7,14 +7,13 @@
 #define VACC_KERNELS_GEMM_VACC_GEMM_SPLIT_H_
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <thread>
 
 #include "vacc_compute_units.h"
-#include "vacc_spin_lock.h"
 
 namespace vacc {
 namespace gemm {
@@ -62,19 +61,15 @@ class OnceEach {
       s.store(kDone, std::memory_order_release);
       return;
     }
-    // Another unit is making it (a few microseconds); yield if that takes
-    // long, e.g. when that unit lost its core.
-    for (int spins = 0; s.load(std::memory_order_acquire) != kDone; ++spins) {
-      if (spins < 4096) {
-        CpuRelax();
-      } else {
-        std::this_thread::yield();
-      }
+    // Another unit is making it (a few microseconds): spin, yielding if it
+    // takes long (that unit may have lost its core), as units wait elsewhere.
+    while (!SpinUntil(kWaitSlice, [&s] { return s.load(std::memory_order_acquire) == kDone; })) {
     }
   }
 
  private:
   static constexpr uint8_t kTodo = 0, kRunning = 1, kDone = 2;
+  static constexpr std::chrono::microseconds kWaitSlice{50};
   std::unique_ptr<std::atomic<uint8_t>[]> state_;
 };
 
