@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// What bench_vacc_matmul and bench_vacc_conv share besides the device
-// stand-in (vacc_bench_device.h): GFLOP/s reporting, and "the best anchor":
-// several libraries are measured for the same problem and the vacc
-// benchmark pairs with the fastest.
+// What bench_vacc_matmul, bench_vacc_conv and bench_vacc_elementwise share
+// besides the device stand-in (vacc_bench_device.h): rate reporting
+// (GFLOP/s, GB/s), and "the best anchor": several baselines are measured for
+// the same problem and the vacc benchmark pairs with the fastest.
 #ifndef TFPLUGIN_BENCH_VACC_DENSE_BENCH_H_
 #define TFPLUGIN_BENCH_VACC_DENSE_BENCH_H_
 
@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <benchmark/benchmark.h>
@@ -29,13 +30,14 @@ inline double ProcessCpuSeconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-// Times the loop and sets the "gflops" counter from `flops` per iteration
-// (wall time: the work runs on other threads). Also "gflops_cpu": GFLOP per
-// CPU-second of the whole process (spinning included). On a loaded machine
-// wall-time rates fall with the share of the cores we get; this one mostly
-// does not, so it is the figure to compare when the machine is busy.
+// Times the loop and sets the `counter` (e.g. "gflops") to `units` per
+// iteration, in billions per second (wall time: the work runs on other
+// threads). Also "<counter>_cpu": the same per CPU-second of the whole
+// process (spinning included). On a loaded machine wall-time rates fall with
+// the share of the cores we get; this one mostly does not, so it is the
+// figure to compare when the machine is busy.
 template <typename F>
-void TimeGflops(benchmark::State& state, double flops, F&& once) {
+void TimeRate(benchmark::State& state, const char* counter, double units, F&& once) {
   const auto start = std::chrono::steady_clock::now();
   const double cpu_start = ProcessCpuSeconds();
   for (auto _ : state) {
@@ -44,9 +46,14 @@ void TimeGflops(benchmark::State& state, double flops, F&& once) {
   const double cpu = ProcessCpuSeconds() - cpu_start;
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double gflop = flops * static_cast<double>(state.iterations()) / 1e9;
-  if (seconds > 0) state.counters["gflops"] = gflop / seconds;
-  if (cpu > 0) state.counters["gflops_cpu"] = gflop / cpu;
+  const double billions = units * static_cast<double>(state.iterations()) / 1e9;
+  if (seconds > 0) state.counters[counter] = billions / seconds;
+  if (cpu > 0) state.counters[std::string(counter) + "_cpu"] = billions / cpu;
+}
+
+template <typename F>
+void TimeGflops(benchmark::State& state, double flops, F&& once) {
+  TimeRate(state, "gflops", flops, std::forward<F>(once));
 }
 
 // Each anchor's rate per repetition, by anchor name. Anchors are registered
@@ -56,8 +63,9 @@ inline std::map<std::string, std::vector<double>>& AnchorRates() {
   return rates;
 }
 
-inline void RecordAnchor(benchmark::State& state, const std::string& name) {
-  auto it = state.counters.find("gflops");
+inline void RecordAnchor(benchmark::State& state, const std::string& name,
+                         const char* counter = "gflops") {
+  auto it = state.counters.find(counter);
   if (it != state.counters.end()) AnchorRates()[name].push_back(it->second.value);
 }
 

@@ -2,8 +2,10 @@
 //
 // bench_vacc_elementwise: vacc's memory-bound kernels on DRAM-sized tensors
 // (64 Mi floats, 256 MiB per tensor, far beyond the 32 MiB L3), each next to
-// a STREAM-style anchor: a plain AVX2 loop moving the same bytes on the same
-// number of threads. Rates are bytes moved per second (reads + writes), so
+// STREAM-style anchors: a plain AVX2 loop moving the same bytes on the same
+// number of threads, once with plain stores and once with streaming
+// (non-temporal) stores; the vacc benchmark pairs with the faster of the
+// two in this run. Rates are bytes moved per second (reads + writes), so
 // ratio = vacc's rate / the anchor's. bench/README.md describes each one.
 //
 // vacc runs the function its kernel's enqueued work calls (RunBinary,
@@ -13,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <string>
 
 #include <benchmark/benchmark.h>
@@ -20,6 +23,7 @@
 #include "kernels/vacc_broadcast.h"
 #include "kernels/vacc_elementwise.h"
 #include "vacc_bench_device.h"
+#include "vacc_dense_bench.h"
 
 namespace {
 
@@ -36,109 +40,138 @@ Buffers& Bufs() {
   return *b;
 }
 
-// ---- anchors: STREAM add (c = a + b) and copy (c = a), AVX2, unrolled x2
+// ---- anchors: STREAM add (c = a + b) and copy (c = a), AVX2, unrolled x2,
+// with plain stores or streaming ones (_mm256_stream_ps: c's lines are not
+// read first, so a copy moves 2 bytes per byte instead of 3).
 
+template <bool kStream>
+__attribute__((target("avx2"))) inline void Store8(float* p, __m256 v) {
+  if (kStream) {
+    _mm256_stream_ps(p, v);
+  } else {
+    _mm256_storeu_ps(p, v);
+  }
+}
+
+// c is 4096-aligned and chunks start at multiples of 16 floats, so every
+// streamed vector is aligned.
+template <bool kStream>
 __attribute__((target("avx2"))) void StreamAdd(const float* a, const float* b, float* c, size_t begin, size_t end) {
   size_t i = begin;
   for (; i + 16 <= end; i += 16) {
-    _mm256_storeu_ps(c + i, _mm256_add_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i)));
-    _mm256_storeu_ps(c + i + 8, _mm256_add_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8)));
+    Store8<kStream>(c + i, _mm256_add_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i)));
+    Store8<kStream>(c + i + 8, _mm256_add_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8)));
   }
   for (; i < end; ++i) c[i] = a[i] + b[i];
+  if (kStream) _mm_sfence();
 }
 
+template <bool kStream>
 __attribute__((target("avx2"))) void StreamCopy(const float* a, float* c, size_t begin, size_t end) {
   size_t i = begin;
   for (; i + 16 <= end; i += 16) {
-    _mm256_storeu_ps(c + i, _mm256_loadu_ps(a + i));
-    _mm256_storeu_ps(c + i + 8, _mm256_loadu_ps(a + i + 8));
+    Store8<kStream>(c + i, _mm256_loadu_ps(a + i));
+    Store8<kStream>(c + i + 8, _mm256_loadu_ps(a + i + 8));
   }
   for (; i < end; ++i) c[i] = a[i];
+  if (kStream) _mm_sfence();
 }
 
-void AnchorAdd(benchmark::State& state, int threads) {
+constexpr char kRate[] = "gbps";  // the counter: GB (1e9 bytes) moved per second
+
+template <bool kStream>
+void AnchorAdd(benchmark::State& state, int threads, std::string name) {
   Buffers& m = Bufs();
-  for (auto _ : state) {
-    vacc_bench::SplitOnThreads(threads, kN, [&](size_t b, size_t e) { StreamAdd(m.a, m.b, m.c, b, e); });
+  vacc_bench::TimeRate(state, kRate, 3.0 * kN * sizeof(float), [&] {
+    vacc_bench::SplitOnThreads(threads, kN, [&](size_t b, size_t e) { StreamAdd<kStream>(m.a, m.b, m.c, b, e); });
     benchmark::ClobberMemory();
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * 3 * kN * sizeof(float)));
+    return true;
+  });
+  vacc_bench::RecordAnchor(state, name, kRate);
 }
 
-void AnchorCopy(benchmark::State& state, int threads) {
+template <bool kStream>
+void AnchorCopy(benchmark::State& state, int threads, std::string name) {
   Buffers& m = Bufs();
-  for (auto _ : state) {
-    vacc_bench::SplitOnThreads(threads, kN, [&](size_t b, size_t e) { StreamCopy(m.a, m.c, b, e); });
+  vacc_bench::TimeRate(state, kRate, 2.0 * kN * sizeof(float), [&] {
+    vacc_bench::SplitOnThreads(threads, kN, [&](size_t b, size_t e) { StreamCopy<kStream>(m.a, m.c, b, e); });
     benchmark::ClobberMemory();
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * 2 * kN * sizeof(float)));
+    return true;
+  });
+  vacc_bench::RecordAnchor(state, name, kRate);
 }
 
 // ---- vacc
 
-void Label(benchmark::State& state, int threads, const char* anchor) {
-  state.SetLabel(std::string("anchor=anchor/") + anchor + "/64Mi/t" + std::to_string(threads));
+// Times `work` on a `threads`-unit device and pairs it with the faster of
+// the plain and streaming anchors `kind` ("stream_add", "stream_copy").
+void TimeVacc(benchmark::State& state, int threads, const char* kind, double bytes,
+              const std::function<void(vacc::ComputeUnits&)>& work) {
+  vacc_bench::Device dev(threads);
+  vacc_bench::TimeRate(state, kRate, bytes, [&] {
+    dev.Run([&](vacc::ComputeUnits& units) {
+      work(units);
+      return vacc::Status();
+    });
+    return true;
+  });
+  const std::string suffix = "/64Mi/t" + std::to_string(threads);
+  const std::string anchor = vacc_bench::BestAnchor(
+      {std::string("anchor/") + kind + suffix, std::string("anchor/") + kind + "_nt" + suffix});
+  state.SetLabel("anchor=" + anchor + " metric=gbps unit=GB/s better=higher");
 }
 
 // AddV2 of two same-shape tensors: one vector-vector run per chunk.
 void AddV2(benchmark::State& state, int threads) {
-  vacc_bench::Device dev(threads);
   Buffers& m = Bufs();
   vacc::BroadcastPlan plan;
   vacc::PlanBroadcast({static_cast<int64_t>(kN)}, {static_cast<int64_t>(kN)}, &plan);
-  for (auto _ : state) {
-    dev.Run([&](vacc::ComputeUnits& units) {
-      vacc::RunBinary(vacc::BinaryOp::kAdd, plan, TF_FLOAT, m.a, m.b, m.c, units);
-      return vacc::Status();
-    });
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * 3 * kN * sizeof(float)));
-  Label(state, threads, "stream_add");
+  TimeVacc(state, threads, "stream_add", 3.0 * kN * sizeof(float), [&](vacc::ComputeUnits& units) {
+    vacc::RunBinary(vacc::BinaryOp::kAdd, plan, TF_FLOAT, m.a, m.b, m.c, units);
+  });
 }
 
 // BiasAdd NHWC: [kN / C, C] + [C], the bias read from cache (2 streams).
 void BiasAdd(benchmark::State& state, int threads) {
-  vacc_bench::Device dev(threads);
   Buffers& m = Bufs();
   vacc::BroadcastPlan plan;
   vacc::PlanBroadcast({static_cast<int64_t>(kN / kChannels), static_cast<int64_t>(kChannels)},
                       {static_cast<int64_t>(kChannels)}, &plan);
-  for (auto _ : state) {
-    dev.Run([&](vacc::ComputeUnits& units) {
-      vacc::RunBinary(vacc::BinaryOp::kAdd, plan, TF_FLOAT, m.a, m.b, m.c, units);
-      return vacc::Status();
-    });
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * 2 * kN * sizeof(float)));
-  Label(state, threads, "stream_copy");
+  TimeVacc(state, threads, "stream_copy", 2.0 * kN * sizeof(float), [&](vacc::ComputeUnits& units) {
+    vacc::RunBinary(vacc::BinaryOp::kAdd, plan, TF_FLOAT, m.a, m.b, m.c, units);
+  });
 }
 
 void Relu(benchmark::State& state, int threads) {
-  vacc_bench::Device dev(threads);
   Buffers& m = Bufs();
-  for (auto _ : state) {
-    dev.Run([&](vacc::ComputeUnits& units) {
-      vacc::RunUnary(vacc::UnaryOp::kRelu, TF_FLOAT, m.a, m.c, kN, units);
-      return vacc::Status();
-    });
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * 2 * kN * sizeof(float)));
-  Label(state, threads, "stream_copy");
+  TimeVacc(state, threads, "stream_copy", 2.0 * kN * sizeof(float), [&](vacc::ComputeUnits& units) {
+    vacc::RunUnary(vacc::UnaryOp::kRelu, TF_FLOAT, m.a, m.c, kN, units);
+  });
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  benchmark::RegisterBenchmark("anchor/stream_add/64Mi/t1", AnchorAdd, 1)->UseRealTime()->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("anchor/stream_add/64Mi/t2", AnchorAdd, 2)->UseRealTime()->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("anchor/stream_copy/64Mi/t1", AnchorCopy, 1)->UseRealTime()->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("anchor/stream_copy/64Mi/t2", AnchorCopy, 2)->UseRealTime()->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("AddV2/64Mi/t1", AddV2, 1)->UseRealTime()->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("AddV2/64Mi/t2", AddV2, 2)->UseRealTime()->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("BiasAdd/65536x1024/t1", BiasAdd, 1)->UseRealTime()->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("BiasAdd/65536x1024/t2", BiasAdd, 2)->UseRealTime()->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("Relu/64Mi/t1", Relu, 1)->UseRealTime()->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("Relu/64Mi/t2", Relu, 2)->UseRealTime()->Unit(benchmark::kMillisecond);
+  // Anchors first: they run (every repetition) before the benchmarks paired with them.
+  for (int t : {1, 2}) {
+    const std::string suffix = "/64Mi/t" + std::to_string(t);
+    for (const std::string& name : {"anchor/stream_add" + suffix, "anchor/stream_add_nt" + suffix}) {
+      const bool nt = name.find("_nt/") != std::string::npos;
+      benchmark::RegisterBenchmark(name.c_str(), nt ? AnchorAdd<true> : AnchorAdd<false>, t, name)
+          ->UseRealTime()->Unit(benchmark::kMillisecond);
+    }
+    for (const std::string& name : {"anchor/stream_copy" + suffix, "anchor/stream_copy_nt" + suffix}) {
+      const bool nt = name.find("_nt/") != std::string::npos;
+      benchmark::RegisterBenchmark(name.c_str(), nt ? AnchorCopy<true> : AnchorCopy<false>, t, name)
+          ->UseRealTime()->Unit(benchmark::kMillisecond);
+    }
+  }
+  for (int t : {1, 2}) {
+    const std::string suffix = "/t" + std::to_string(t);
+    benchmark::RegisterBenchmark(("AddV2/64Mi" + suffix).c_str(), AddV2, t)->UseRealTime()->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("BiasAdd/65536x1024" + suffix).c_str(), BiasAdd, t)->UseRealTime()->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("Relu/64Mi" + suffix).c_str(), Relu, t)->UseRealTime()->Unit(benchmark::kMillisecond);
+  }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

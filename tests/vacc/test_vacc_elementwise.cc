@@ -6,6 +6,7 @@
 // and their runs against plain index arithmetic.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -46,6 +47,34 @@ const UnaryCase kUnary[] = {
 // Sizes around every vector width (4, 8, 16 floats) and the tail paths.
 const size_t kSizes[] = {0, 1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 100, 1027};
 
+// Output buffers for both store kinds: streaming stores need a vector-aligned
+// output (64 bytes covers every target), a misaligned one (by a float) must
+// fall back to plain stores and give the same values.
+struct OutputCase {
+  Stores stores;
+  size_t misalign;  // floats past a 64-byte boundary
+  const char* name;
+};
+const OutputCase kOutputs[] = {{Stores::kCached, 0, "cached"},
+                               {Stores::kStreaming, 0, "streaming, aligned"},
+                               {Stores::kStreaming, 1, "streaming, misaligned"}};
+
+// n floats set to `fill` plus one guard element, starting `misalign` floats
+// past a 64-byte boundary.
+class OutputBuffer {
+ public:
+  OutputBuffer(size_t n, size_t misalign, float fill) : storage_(n + 1 + 16 + misalign, fill) {
+    const uintptr_t p = reinterpret_cast<uintptr_t>(storage_.data());
+    data_ = storage_.data() + (64 - p % 64) % 64 / sizeof(float) + misalign;
+  }
+  float* data() { return data_; }
+  float& operator[](size_t i) { return data_[i]; }
+
+ private:
+  std::vector<float> storage_;
+  float* data_;
+};
+
 TEST(VaccElementwise, UnaryF32SimdMatchesScalarOnEveryTarget) {
   const std::vector<float> x = Values(1027, -20.0f, 20.0f, true);
   for (const UnaryCase& c : kUnary) {
@@ -53,13 +82,16 @@ TEST(VaccElementwise, UnaryF32SimdMatchesScalarOnEveryTarget) {
     std::vector<float> want(x.size());
     scalar::UnaryF32(c.op, x.data(), want.data(), x.size());
     ForEachSimdTarget([&](const std::string&) {
-      for (size_t n : kSizes) {
-        std::vector<float> got(n + 1, 12345.0f);  // the extra element must stay
-        UnaryF32(c.op, x.data(), got.data(), n);
-        for (size_t i = 0; i < n; ++i) {
-          ASSERT_TRUE(Near(got[i], want[i], c.rel, c.abs)) << c.name << "(" << x[i] << ") n=" << n;
+      for (const OutputCase& out : kOutputs) {
+        SCOPED_TRACE(out.name);
+        for (size_t n : kSizes) {
+          OutputBuffer got(n, out.misalign, 12345.0f);  // the extra element must stay
+          UnaryF32(c.op, x.data(), got.data(), n, out.stores);
+          for (size_t i = 0; i < n; ++i) {
+            ASSERT_TRUE(Near(got[i], want[i], c.rel, c.abs)) << c.name << "(" << x[i] << ") n=" << n;
+          }
+          EXPECT_EQ(got[n], 12345.0f) << "wrote past n=" << n;
         }
-        EXPECT_EQ(got[n], 12345.0f) << "wrote past n=" << n;
       }
     });
   }
@@ -159,15 +191,18 @@ TEST(VaccElementwise, BinaryF32SimdMatchesScalarInEveryForm) {
         std::vector<float> want(a.size());
         scalar::BinaryF32(c.op, form, pa, pb, want.data(), a.size());
         ForEachSimdTarget([&](const std::string&) {
-          for (size_t n : kSizes) {
-            std::vector<float> got(n + 1, 12345.0f);
-            BinaryF32(c.op, form, pa, pb, got.data(), n);
-            for (size_t i = 0; i < n; ++i) {
-              const float va = form == Operands::kScalarVector ? pa[0] : pa[i];
-              const float vb = form == Operands::kVectorScalar ? pb[0] : pb[i];
-              ASSERT_TRUE(Near(got[i], want[i], c.rel, c.abs)) << c.name << "(" << va << ", " << vb << ")";
+          for (const OutputCase& out : kOutputs) {
+            SCOPED_TRACE(out.name);
+            for (size_t n : kSizes) {
+              OutputBuffer got(n, out.misalign, 12345.0f);
+              BinaryF32(c.op, form, pa, pb, got.data(), n, out.stores);
+              for (size_t i = 0; i < n; ++i) {
+                const float va = form == Operands::kScalarVector ? pa[0] : pa[i];
+                const float vb = form == Operands::kVectorScalar ? pb[0] : pb[i];
+                ASSERT_TRUE(Near(got[i], want[i], c.rel, c.abs)) << c.name << "(" << va << ", " << vb << ")";
+              }
+              EXPECT_EQ(got[n], 12345.0f);
             }
-            EXPECT_EQ(got[n], 12345.0f);
           }
         });
         if (form == Operands::kVectorVector) break;
@@ -366,6 +401,43 @@ TEST(VaccBroadcast, RunsMatchIndexArithmeticOnEveryTarget) {
       EXPECT_EQ(piece, want);
     });
   }
+}
+
+// Outputs of kStreamingStoreBytes and more are written with streaming
+// stores in larger chunks, across the units: in place and out of place, a
+// unary op, a same-shape binary op and a bias-like broadcast all match the
+// scalar reference (each unit fences its stores before reporting done).
+TEST(VaccElementwise, LargeOutputsStreamAndMatchTheReference) {
+  ASSERT_EQ(StoresFor(kStreamingStoreBytes - 1), Stores::kCached);
+  ASSERT_EQ(StoresFor(kStreamingStoreBytes), Stores::kStreaming);
+  const size_t channels = 1000;  // rows of 4000 bytes: runs not vector-aligned
+  const size_t n = (kStreamingStoreBytes / sizeof(float) / channels + 3) * channels;
+  ASSERT_GE(n * sizeof(float), kStreamingStoreBytes);
+  const std::vector<float> x = Values(n, -10.0f, 10.0f, false, 5);
+  const std::vector<float> bias = Values(channels, -1.0f, 1.0f, false, 6);
+  std::vector<float> want_relu(n), want_add(n), want_bias(n);
+  scalar::UnaryF32(UnaryOp::kRelu, x.data(), want_relu.data(), n);
+  scalar::BinaryF32(BinaryOp::kAdd, Operands::kVectorVector, x.data(), x.data(), want_add.data(), n);
+  for (size_t i = 0; i < n; ++i) want_bias[i] = x[i] + bias[i % channels];
+  BroadcastPlan same, rows;
+  ASSERT_TRUE(PlanBroadcast({static_cast<int64_t>(n)}, {static_cast<int64_t>(n)}, &same));
+  ASSERT_TRUE(PlanBroadcast({static_cast<int64_t>(n / channels), static_cast<int64_t>(channels)},
+                            {static_cast<int64_t>(channels)}, &rows));
+  ComputeUnits units(2, std::chrono::microseconds(0));
+  ForEachSimdTarget([&](const std::string&) {
+    std::vector<float> got(n, NAN);
+    RunUnary(UnaryOp::kRelu, TF_FLOAT, x.data(), got.data(), n, units);
+    EXPECT_EQ(got, want_relu) << "Relu";
+    std::vector<float> in_place = x;
+    RunUnary(UnaryOp::kRelu, TF_FLOAT, in_place.data(), in_place.data(), n, units);
+    EXPECT_EQ(in_place, want_relu) << "Relu in place";
+    std::fill(got.begin(), got.end(), NAN);
+    RunBinary(BinaryOp::kAdd, same, TF_FLOAT, x.data(), x.data(), got.data(), units);
+    EXPECT_EQ(got, want_add) << "AddV2";
+    std::fill(got.begin(), got.end(), NAN);
+    RunBinary(BinaryOp::kAdd, rows, TF_FLOAT, x.data(), bias.data(), got.data(), units);
+    EXPECT_EQ(got, want_bias) << "BiasAdd-like rows";
+  });
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/vacc_elementwise_binary.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 
 #include <cmath>
@@ -19,6 +20,7 @@
 #include <cstring>
 
 #include "kernels/vacc_elementwise.h"
+#include "kernels/vacc_store-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace vacc {
@@ -64,9 +66,9 @@ HWY_INLINE V ApplyBinary(D d, V a, V b) {
   }
 }
 
-template <BinaryOp kOp, typename T>
-HWY_NOINLINE void BinaryLoop(Operands form, const T* HWY_RESTRICT a, const T* HWY_RESTRICT b,
-                             T* out, size_t n) {
+template <BinaryOp kOp, bool kStream, typename T>
+HWY_INLINE void BinaryBody(Operands form, const T* HWY_RESTRICT a, const T* HWY_RESTRICT b,
+                           T* out, size_t n) {
   const hn::ScalableTag<T> d;
   const size_t lanes = hn::Lanes(d);
   // A scalar operand is its value in every lane, so one loop serves all forms.
@@ -75,15 +77,15 @@ HWY_NOINLINE void BinaryLoop(Operands form, const T* HWY_RESTRICT a, const T* HW
   size_t i = 0;
   if (a_vec && b_vec) {
     for (; i + lanes <= n; i += lanes) {
-      hn::StoreU(ApplyBinary<kOp>(d, hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d, out + i);
+      StoreOut<kStream>(ApplyBinary<kOp>(d, hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d, out + i);
     }
   } else if (b_vec) {
     for (; i + lanes <= n; i += lanes) {
-      hn::StoreU(ApplyBinary<kOp>(d, a_one, hn::LoadU(d, b + i)), d, out + i);
+      StoreOut<kStream>(ApplyBinary<kOp>(d, a_one, hn::LoadU(d, b + i)), d, out + i);
     }
   } else {
     for (; i + lanes <= n; i += lanes) {
-      hn::StoreU(ApplyBinary<kOp>(d, hn::LoadU(d, a + i), b_one), d, out + i);
+      StoreOut<kStream>(ApplyBinary<kOp>(d, hn::LoadU(d, a + i), b_one), d, out + i);
     }
   }
   if (i < n) {  // the tail through full vectors: the same arithmetic
@@ -98,10 +100,20 @@ HWY_NOINLINE void BinaryLoop(Operands form, const T* HWY_RESTRICT a, const T* HW
   }
 }
 
-void BinaryF32(int op, int form, const float* a, const float* b, float* out, size_t n) {
+template <BinaryOp kOp, typename T>
+HWY_NOINLINE void BinaryLoop(Operands form, const T* HWY_RESTRICT a, const T* HWY_RESTRICT b,
+                             T* out, size_t n, int stores) {
+  if (static_cast<Stores>(stores) == Stores::kStreaming && CanStream(hn::ScalableTag<T>(), out)) {
+    return BinaryBody<kOp, true>(form, a, b, out, n);
+  }
+  BinaryBody<kOp, false>(form, a, b, out, n);
+}
+
+void BinaryF32(int op, int form, const float* a, const float* b, float* out, size_t n,
+               int stores) {
   const Operands f = static_cast<Operands>(form);
   switch (static_cast<BinaryOp>(op)) {
-#define VACC_CASE(k) case BinaryOp::k: return BinaryLoop<BinaryOp::k>(f, a, b, out, n);
+#define VACC_CASE(k) case BinaryOp::k: return BinaryLoop<BinaryOp::k>(f, a, b, out, n, stores);
     VACC_CASE(kAdd) VACC_CASE(kSub) VACC_CASE(kMul) VACC_CASE(kDiv) VACC_CASE(kMax)
     VACC_CASE(kMin) VACC_CASE(kSquaredDiff) VACC_CASE(kReluGrad) VACC_CASE(kRelu6Grad)
     VACC_CASE(kEluGrad) VACC_CASE(kSigmoidGrad) VACC_CASE(kTanhGrad)
@@ -109,15 +121,16 @@ void BinaryF32(int op, int form, const float* a, const float* b, float* out, siz
   }
 }
 
-void BinaryI32(int op, int form, const int32_t* a, const int32_t* b, int32_t* out, size_t n) {
+void BinaryI32(int op, int form, const int32_t* a, const int32_t* b, int32_t* out, size_t n,
+               int stores) {
   const Operands f = static_cast<Operands>(form);
   switch (static_cast<BinaryOp>(op)) {
-    case BinaryOp::kAdd: return BinaryLoop<BinaryOp::kAdd>(f, a, b, out, n);
-    case BinaryOp::kSub: return BinaryLoop<BinaryOp::kSub>(f, a, b, out, n);
-    case BinaryOp::kMul: return BinaryLoop<BinaryOp::kMul>(f, a, b, out, n);
-    case BinaryOp::kMax: return BinaryLoop<BinaryOp::kMax>(f, a, b, out, n);
-    case BinaryOp::kMin: return BinaryLoop<BinaryOp::kMin>(f, a, b, out, n);
-    case BinaryOp::kSquaredDiff: return BinaryLoop<BinaryOp::kSquaredDiff>(f, a, b, out, n);
+    case BinaryOp::kAdd: return BinaryLoop<BinaryOp::kAdd>(f, a, b, out, n, stores);
+    case BinaryOp::kSub: return BinaryLoop<BinaryOp::kSub>(f, a, b, out, n, stores);
+    case BinaryOp::kMul: return BinaryLoop<BinaryOp::kMul>(f, a, b, out, n, stores);
+    case BinaryOp::kMax: return BinaryLoop<BinaryOp::kMax>(f, a, b, out, n, stores);
+    case BinaryOp::kMin: return BinaryLoop<BinaryOp::kMin>(f, a, b, out, n, stores);
+    case BinaryOp::kSquaredDiff: return BinaryLoop<BinaryOp::kSquaredDiff>(f, a, b, out, n, stores);
     default: return;  // not an int32 op (BinarySupports)
   }
 }
@@ -190,15 +203,18 @@ void BinaryI32(BinaryOp op, Operands form, const int32_t* a, const int32_t* b, i
 
 }  // namespace scalar
 
-void BinaryF32(BinaryOp op, Operands form, const float* a, const float* b, float* out, size_t n) {
+void BinaryF32(BinaryOp op, Operands form, const float* a, const float* b, float* out, size_t n,
+               Stores stores) {
   if (UseScalarKernels()) return scalar::BinaryF32(op, form, a, b, out, n);
-  HWY_DYNAMIC_DISPATCH(BinaryF32)(static_cast<int>(op), static_cast<int>(form), a, b, out, n);
+  HWY_DYNAMIC_DISPATCH(BinaryF32)(static_cast<int>(op), static_cast<int>(form), a, b, out, n,
+                                  static_cast<int>(stores));
 }
 
 void BinaryI32(BinaryOp op, Operands form, const int32_t* a, const int32_t* b, int32_t* out,
-               size_t n) {
+               size_t n, Stores stores) {
   if (UseScalarKernels()) return scalar::BinaryI32(op, form, a, b, out, n);
-  HWY_DYNAMIC_DISPATCH(BinaryI32)(static_cast<int>(op), static_cast<int>(form), a, b, out, n);
+  HWY_DYNAMIC_DISPATCH(BinaryI32)(static_cast<int>(op), static_cast<int>(form), a, b, out, n,
+                                  static_cast<int>(stores));
 }
 
 bool BinarySupports(BinaryOp op, TF_DataType dtype) {
@@ -212,14 +228,14 @@ bool BinarySupports(BinaryOp op, TF_DataType dtype) {
 }
 
 void BinaryAny(BinaryOp op, Operands form, TF_DataType dtype, const void* a, const void* b,
-               void* out, size_t n) {
+               void* out, size_t n, Stores stores) {
   if (dtype == TF_FLOAT) {
     return BinaryF32(op, form, static_cast<const float*>(a), static_cast<const float*>(b),
-                     static_cast<float*>(out), n);
+                     static_cast<float*>(out), n, stores);
   }
   if (dtype == TF_INT32) {
     return BinaryI32(op, form, static_cast<const int32_t*>(a), static_cast<const int32_t*>(b),
-                     static_cast<int32_t*>(out), n);
+                     static_cast<int32_t*>(out), n, stores);
   }
   // 16-bit floats: blocks through float; a scalar operand converts once.
   const uint16_t* ha = static_cast<const uint16_t*>(a);
@@ -295,10 +311,13 @@ void RunBinary(BinaryOp op, const BroadcastPlan& plan, TF_DataType dtype, const 
   const char* ca = static_cast<const char*>(a);
   const char* cb = static_cast<const char*>(b);
   char* co = static_cast<char*>(out);
+  const Stores stores = StoresFor(plan.num_elements() * size);
   units.ParallelFor(plan.num_elements(), kElementwiseGrain, [&](size_t begin, size_t end) {
     ForEachRun(plan, begin, end, [&](size_t ia, size_t ib, size_t io, size_t n, Operands form) {
-      BinaryAny(op, form, dtype, ca + ia * size, cb + ib * size, co + io * size, n);
+      BinaryAny(op, form, dtype, ca + ia * size, cb + ib * size, co + io * size, n, stores);
     });
+    // Streamed stores reach memory before the unit reports the chunk done.
+    if (stores == Stores::kStreaming) hwy::FlushStream();
   });
 }
 

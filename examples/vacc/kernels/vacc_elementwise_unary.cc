@@ -11,6 +11,7 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/vacc_elementwise_unary.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 #include "hwy/contrib/math/math-inl.h"
 
@@ -21,6 +22,7 @@
 #include <cstring>
 
 #include "kernels/vacc_elementwise.h"
+#include "kernels/vacc_store-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace vacc {
@@ -88,12 +90,14 @@ HWY_INLINE V ApplyUnary(D d, V v) {
   }
 }
 
-template <UnaryOp kOp, typename T>
-HWY_NOINLINE void UnaryLoop(const T* HWY_RESTRICT x, T* HWY_RESTRICT y, size_t n) {
+template <UnaryOp kOp, bool kStream, typename T>
+HWY_INLINE void UnaryBody(const T* HWY_RESTRICT x, T* HWY_RESTRICT y, size_t n) {
   const hn::ScalableTag<T> d;
   const size_t lanes = hn::Lanes(d);
   size_t i = 0;
-  for (; i + lanes <= n; i += lanes) hn::StoreU(ApplyUnary<kOp>(d, hn::LoadU(d, x + i)), d, y + i);
+  for (; i + lanes <= n; i += lanes) {
+    StoreOut<kStream>(ApplyUnary<kOp>(d, hn::LoadU(d, x + i)), d, y + i);
+  }
   if (i < n) {
     // The tail through a full vector, so it gets the same arithmetic.
     HWY_ALIGN T buf[HWY_MAX_BYTES / sizeof(T)] = {};
@@ -103,25 +107,33 @@ HWY_NOINLINE void UnaryLoop(const T* HWY_RESTRICT x, T* HWY_RESTRICT y, size_t n
   }
 }
 
-void UnaryF32(int op, const float* x, float* y, size_t n) {
+template <UnaryOp kOp, typename T>
+HWY_NOINLINE void UnaryLoop(const T* HWY_RESTRICT x, T* HWY_RESTRICT y, size_t n, int stores) {
+  if (static_cast<Stores>(stores) == Stores::kStreaming && CanStream(hn::ScalableTag<T>(), y)) {
+    return UnaryBody<kOp, true>(x, y, n);
+  }
+  UnaryBody<kOp, false>(x, y, n);
+}
+
+void UnaryF32(int op, const float* x, float* y, size_t n, int stores) {
   switch (static_cast<UnaryOp>(op)) {
-    case UnaryOp::kRelu: return UnaryLoop<UnaryOp::kRelu>(x, y, n);
-    case UnaryOp::kRelu6: return UnaryLoop<UnaryOp::kRelu6>(x, y, n);
-    case UnaryOp::kElu: return UnaryLoop<UnaryOp::kElu>(x, y, n);
-    case UnaryOp::kSigmoid: return UnaryLoop<UnaryOp::kSigmoid>(x, y, n);
-    case UnaryOp::kTanh: return UnaryLoop<UnaryOp::kTanh>(x, y, n);
-    case UnaryOp::kNeg: return UnaryLoop<UnaryOp::kNeg>(x, y, n);
-    case UnaryOp::kExp: return UnaryLoop<UnaryOp::kExp>(x, y, n);
-    case UnaryOp::kLog: return UnaryLoop<UnaryOp::kLog>(x, y, n);
-    case UnaryOp::kSqrt: return UnaryLoop<UnaryOp::kSqrt>(x, y, n);
-    case UnaryOp::kRsqrt: return UnaryLoop<UnaryOp::kRsqrt>(x, y, n);
-    case UnaryOp::kSquare: return UnaryLoop<UnaryOp::kSquare>(x, y, n);
+    case UnaryOp::kRelu: return UnaryLoop<UnaryOp::kRelu>(x, y, n, stores);
+    case UnaryOp::kRelu6: return UnaryLoop<UnaryOp::kRelu6>(x, y, n, stores);
+    case UnaryOp::kElu: return UnaryLoop<UnaryOp::kElu>(x, y, n, stores);
+    case UnaryOp::kSigmoid: return UnaryLoop<UnaryOp::kSigmoid>(x, y, n, stores);
+    case UnaryOp::kTanh: return UnaryLoop<UnaryOp::kTanh>(x, y, n, stores);
+    case UnaryOp::kNeg: return UnaryLoop<UnaryOp::kNeg>(x, y, n, stores);
+    case UnaryOp::kExp: return UnaryLoop<UnaryOp::kExp>(x, y, n, stores);
+    case UnaryOp::kLog: return UnaryLoop<UnaryOp::kLog>(x, y, n, stores);
+    case UnaryOp::kSqrt: return UnaryLoop<UnaryOp::kSqrt>(x, y, n, stores);
+    case UnaryOp::kRsqrt: return UnaryLoop<UnaryOp::kRsqrt>(x, y, n, stores);
+    case UnaryOp::kSquare: return UnaryLoop<UnaryOp::kSquare>(x, y, n, stores);
   }
 }
 
-void UnaryI32(int op, const int32_t* x, int32_t* y, size_t n) {
-  if (static_cast<UnaryOp>(op) == UnaryOp::kNeg) return UnaryLoop<UnaryOp::kNeg>(x, y, n);
-  return UnaryLoop<UnaryOp::kSquare>(x, y, n);
+void UnaryI32(int op, const int32_t* x, int32_t* y, size_t n, int stores) {
+  if (static_cast<UnaryOp>(op) == UnaryOp::kNeg) return UnaryLoop<UnaryOp::kNeg>(x, y, n, stores);
+  return UnaryLoop<UnaryOp::kSquare>(x, y, n, stores);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -174,14 +186,14 @@ void UnaryI32(UnaryOp op, const int32_t* x, int32_t* y, size_t n) {
 
 }  // namespace scalar
 
-void UnaryF32(UnaryOp op, const float* x, float* y, size_t n) {
+void UnaryF32(UnaryOp op, const float* x, float* y, size_t n, Stores stores) {
   if (UseScalarKernels()) return scalar::UnaryF32(op, x, y, n);
-  HWY_DYNAMIC_DISPATCH(UnaryF32)(static_cast<int>(op), x, y, n);
+  HWY_DYNAMIC_DISPATCH(UnaryF32)(static_cast<int>(op), x, y, n, static_cast<int>(stores));
 }
 
-void UnaryI32(UnaryOp op, const int32_t* x, int32_t* y, size_t n) {
+void UnaryI32(UnaryOp op, const int32_t* x, int32_t* y, size_t n, Stores stores) {
   if (UseScalarKernels()) return scalar::UnaryI32(op, x, y, n);
-  HWY_DYNAMIC_DISPATCH(UnaryI32)(static_cast<int>(op), x, y, n);
+  HWY_DYNAMIC_DISPATCH(UnaryI32)(static_cast<int>(op), x, y, n, static_cast<int>(stores));
 }
 
 bool UnarySupports(UnaryOp op, TF_DataType dtype) {
@@ -189,10 +201,12 @@ bool UnarySupports(UnaryOp op, TF_DataType dtype) {
   return dtype == TF_INT32 && (op == UnaryOp::kNeg || op == UnaryOp::kSquare);
 }
 
-void UnaryAny(UnaryOp op, TF_DataType dtype, const void* x, void* y, size_t n) {
-  if (dtype == TF_FLOAT) return UnaryF32(op, static_cast<const float*>(x), static_cast<float*>(y), n);
+void UnaryAny(UnaryOp op, TF_DataType dtype, const void* x, void* y, size_t n, Stores stores) {
+  if (dtype == TF_FLOAT) {
+    return UnaryF32(op, static_cast<const float*>(x), static_cast<float*>(y), n, stores);
+  }
   if (dtype == TF_INT32) {
-    return UnaryI32(op, static_cast<const int32_t*>(x), static_cast<int32_t*>(y), n);
+    return UnaryI32(op, static_cast<const int32_t*>(x), static_cast<int32_t*>(y), n, stores);
   }
   const uint16_t* in = static_cast<const uint16_t*>(x);
   uint16_t* out = static_cast<uint16_t*>(y);
@@ -207,9 +221,12 @@ void UnaryAny(UnaryOp op, TF_DataType dtype, const void* x, void* y, size_t n) {
 
 void RunUnary(UnaryOp op, TF_DataType dtype, const void* x, void* y, size_t n, ComputeUnits& units) {
   const size_t size = TF_DataTypeSize(dtype);
+  const Stores stores = StoresFor(n * size);
   units.ParallelFor(n, kElementwiseGrain, [&](size_t begin, size_t end) {
     UnaryAny(op, dtype, static_cast<const char*>(x) + begin * size, static_cast<char*>(y) + begin * size,
-             end - begin);
+             end - begin, stores);
+    // Streamed stores reach memory before the unit reports the chunk done.
+    if (stores == Stores::kStreaming) hwy::FlushStream();
   });
 }
 
