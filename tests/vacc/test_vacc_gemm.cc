@@ -219,6 +219,17 @@ TEST_F(GemmTest, MoreColumnsThanOneBBlock) {
   CheckGemm({9, 20, 4100}, false, false, TF_FLOAT, &two, false, "9x20x4100");
 }
 
+// Row steps (vacc_gemm_blocking.h, MS): a tall A with a short K is one step
+// of many MC blocks (3001 x 64: 23 blocks); a tall A with a long K needs
+// several steps (12000 x 1500: steps of 11088 rows fit the packed budget),
+// and the second step's K blocks add to C like the first's.
+TEST_F(GemmTest, TallAInOneOrSeveralRowSteps) {
+  ComputeUnits two(2, std::chrono::microseconds(50));
+  CheckGemm({3001, 64, 40}, false, false, TF_FLOAT, &two, false, "3001x64x40");
+  CheckGemm({12000, 1500, 8}, false, false, TF_FLOAT, &two, false, "12000x1500x8");
+  CheckGemm({12000, 1500, 8}, false, false, TF_FLOAT, nullptr, true, "12000x1500x8 accumulate");
+}
+
 // Every target's micro-kernel reports a tile of MR x (2 vectors).
 TEST_F(GemmTest, MicroKernelShapePerTarget) {
   for (const std::string& target : AvailableSimdTargets()) {

@@ -67,7 +67,13 @@ void Gemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool accum
   const int64_t nc = std::max<int64_t>(kNC / nr, 1) * nr;
   // Equal KC blocks: K = 300 is 2 x 150, not 256 + 44.
   const int64_t kc_max = CeilDiv(k, CeilDiv(k, kKC));
-  const int64_t ms = mc * kMCBlocksPerStep;
+  // Rows per step: at least kMCBlocksPerStep MC blocks, more while the
+  // step's packed A and the packed B block fit the budget: a tall A with a
+  // short K (a 1x1 conv: 6272 x 256 x 128) is one parallel step instead of
+  // six, each ending with a barrier.
+  const int64_t nc_pad = CeilDiv(std::min(nc, n), nr) * nr;
+  const int64_t ms = std::max(mc * kMCBlocksPerStep,
+                              (kPackedStepFloats / kc_max - nc_pad) / mc * mc);
   const int participants =
       units == nullptr ? 1 : units->size() + (units->OnUnit() ? 0 : 1);
 

@@ -19,7 +19,12 @@
 //       a fifth of L3 (shared by both cores).
 //   MS  rows of A packed at once (a multiple of MC): the parallel step. All
 //       units compute from the same packed A and B, so neither is packed
-//       twice; 8 MC blocks = 1.7 MiB of packed A.
+//       twice; at least 8 MC blocks (1.7 MiB of packed A), more while the
+//       step's packed A and the packed B block stay within
+//       kPackedStepFloats: fewer steps, so fewer barriers, for a tall A with
+//       a short K (the 1x1 Conv2D 6272 x 256 x 128 is one step, not six:
+//       1.2-1.38x at 2 units, the same at 1).
+//   kPackedStepFloats  that budget: 4 Mi floats = 16 MiB, half the L3.
 //   kSmallMRows  the most rows of A the short-A path takes
 //       (vacc_gemm_small_m.h). Measured on Zen3: it is faster up to 128 rows
 //       (1.3x at 32 x 784 x 128, 1.7x at 200 x 300 x 10) and even at 256.
@@ -37,6 +42,7 @@ constexpr int64_t kRowsKC = 256;
 constexpr int64_t kMC = 144;
 constexpr int64_t kNC = 4080;
 constexpr int64_t kMCBlocksPerStep = 8;
+constexpr int64_t kPackedStepFloats = int64_t{4} << 20;
 constexpr int64_t kSmallMRows = 128;
 // Parallel tiles of C per participating unit, and the fewest B panels in a
 // tile (vacc_gemm.cc): enough tiles that the last one is short.

@@ -10,6 +10,12 @@
 //       for each B panel
 //         interior pixels, 6 at a time: RowsKernel on x in place
 //         gathered pixels: the packed micro-kernel
+//
+// A row's right border and the next row's left border are consecutive
+// pixels, so one item gathers them together (the "seam"): a 3x3 SAME conv
+// then runs one packed tile per seam instead of one per border, each with
+// 1 of its 6 rows used (a 56-pixel row was 9 interior tiles + 2 border
+// tiles, now 9 + 1).
 #include "kernels/gemm/vacc_gemm_conv_direct.h"
 
 #include <algorithm>
@@ -115,31 +121,41 @@ void DirectConv2D(const ConvGeometry& g, const float* x, const Matrix& w, float*
   const int64_t lda = g.stride_w * g.in_c;
   const int64_t seg_stride = g.dilation_h * g.in_w * g.in_c;
 
+  // Whether a row's patches stay inside the input vertically (then only its
+  // borders are gathered; otherwise all of it).
+  const int64_t rows_total = g.batch * g.out_h;
+  auto rows_inside = [&](int64_t row) {
+    const int64_t ih0 = row % g.out_h * g.stride_h - g.pad_top;
+    return ih0 >= 0 && ih0 + (g.k_h - 1) * g.dilation_h < g.in_h;
+  };
+
   // Output rows one at a time (each is tens of microseconds of work): a
   // unit finishing early takes the next row, not a quarter of its share.
-  ForEachItem(units, static_cast<size_t>(g.batch * g.out_h), [&](size_t begin, size_t end) {
-    // Both borders, each rounded up to whole panels.
-    float* gathered = t_gathered.Get((CeilDiv(g.out_w, mr) + 1) * mr * kc_max);
+  ForEachItem(units, static_cast<size_t>(rows_total), [&](size_t begin, size_t end) {
+    // The head, then the seam, each rounded up to whole panels.
+    float* gathered = t_gathered.Get((CeilDiv(g.out_w + ow_lo, mr) + 2) * mr * kc_max);
     if (gathered == nullptr) std::abort();  // out of host memory
     for (int64_t row = static_cast<int64_t>(begin); row < static_cast<int64_t>(end); ++row) {
       const int64_t n = row / g.out_h, oh = row % g.out_h;
       const int64_t ih0 = oh * g.stride_h - g.pad_top;
-      const bool rows_inside = ih0 >= 0 && ih0 + (g.k_h - 1) * g.dilation_h < g.in_h;
-      // Pixels gathered: the left and right borders, or the whole row.
-      const int64_t lo = rows_inside ? ow_lo : g.out_w, hi = rows_inside ? ow_hi : g.out_w;
-      const int64_t left = rows_inside ? ow_lo : g.out_w;  // [0, left) gathered
-      const int64_t right = g.out_w - hi;                  // [hi, out_w) gathered
+      const bool inside = rows_inside(row);
+      // Pixels gathered, relative to the row's first: the head [0, head)
+      // and the seam [hi, hi + seam), which runs into the next row's left
+      // border when that row is inside too (its item then skips its head).
+      const int64_t lo = inside ? ow_lo : g.out_w, hi = inside ? ow_hi : g.out_w;
+      const int64_t head = !inside ? g.out_w : row == 0 || !rows_inside(row - 1) ? ow_lo : 0;
+      const int64_t seam =
+          !inside ? 0
+                  : g.out_w - hi + (row + 1 < rows_total && rows_inside(row + 1) ? ow_lo : 0);
       const int64_t pixel0 = row * g.out_w;
       float* y_row = y + pixel0 * g.out_c;
       for (size_t bi = 0; bi < blocks.size(); ++bi) {
         const KBlock& kb = blocks[bi];
         const bool add = bi > 0;
-        // Gathered pixels: [0, left) at the start of the buffer, then
-        // [hi, out_w) from panel boundary `right_at`.
-        const int64_t right_at = CeilDiv(left, mr) * mr;
-        if (left > 0) gather->Pack(pixel0, left, kb.k0, kb.kc, packed.mr, gathered);
-        if (right > 0) {
-          gather->Pack(pixel0 + hi, right, kb.k0, kb.kc, packed.mr, gathered + right_at * kb.kc);
+        const int64_t seam_at = CeilDiv(head, mr) * mr;  // in the buffer, after the head
+        if (head > 0) gather->Pack(pixel0, head, kb.k0, kb.kc, packed.mr, gathered);
+        if (seam > 0) {
+          gather->Pack(pixel0 + hi, seam, kb.k0, kb.kc, packed.mr, gathered + seam_at * kb.kc);
         }
         // Tap (0, 0) of pixel lo, offset to the block (only formed when
         // there are interior pixels: otherwise it may point outside x).
@@ -164,8 +180,8 @@ void DirectConv2D(const ConvGeometry& g, const float* x, const Matrix& w, float*
                          m_eff, n_eff, add);
             }
           };
-          run_gathered(0, left, gathered);
-          run_gathered(hi, right, gathered + right_at * kb.kc);
+          run_gathered(0, head, gathered);
+          run_gathered(hi, seam, gathered + seam_at * kb.kc);
         }
       }
     }
