@@ -264,6 +264,37 @@ TEST(OnceEach, EachItemOnceAndCompleteBeforeUse) {
   }
 }
 
+// TryRun claims an item nobody has started and returns at once when
+// another unit holds it; Wait then returns only once the item is complete.
+// The driver uses this to let units sharing an A block pack its slices in
+// parallel.
+TEST(OnceEach, TryRunSkipsWhatOthersMakeAndWaitWaitsForIt) {
+  gemm::OnceEach once(2);
+  std::atomic<bool> started{false}, release{false}, finished{false};
+  std::thread maker([&] {
+    once.TryRun(0, [&] {
+      started.store(true);
+      while (!release.load()) std::this_thread::yield();
+      finished.store(true);
+    });
+  });
+  while (!started.load()) std::this_thread::yield();
+  bool ran = false;
+  once.TryRun(0, [&] { ran = true; });  // held by `maker`: skipped, no wait
+  EXPECT_FALSE(ran);
+  EXPECT_FALSE(finished.load());
+  once.TryRun(1, [&] { ran = true; });  // nobody's: run here
+  EXPECT_TRUE(ran);
+  release.store(true);
+  once.Wait(0);
+  EXPECT_TRUE(finished.load()) << "Wait returned before the item was complete";
+  maker.join();
+  ran = false;
+  once.TryRun(0, [&] { ran = true; });  // done: never again
+  once.TryRun(1, [&] { ran = true; });
+  EXPECT_FALSE(ran);
+}
+
 TEST(HalfConversion, RoundsToNearestEven) {
   EXPECT_EQ(FromFloat<BFloat16>(1.0f).bits, 0x3f80);
   // 1 + 2^-8 is halfway between bf16 1 and 1 + 2^-7: ties to even (1).

@@ -104,7 +104,13 @@ void Gemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool accum
       for (int64_t is = 0; is < m; is += ms) {
         const int64_t mcur = std::min(ms, m - is);
         const int64_t a_blocks = CeilDiv(mcur, mc);
-        OnceEach a_packed(static_cast<size_t>(a_blocks));
+        // A blocks are packed in slices of kAPackSlicePanels micro-panels:
+        // a tile claims the slices of its block nobody has started, then
+        // waits for the rest, so units starting on the same block share
+        // its packing instead of one waiting for the other.
+        const int64_t slice_rows = kAPackSlicePanels * mr;
+        const int64_t slices_per_block = CeilDiv(mc, slice_rows);
+        OnceEach a_packed(static_cast<size_t>(a_blocks * slices_per_block));
         const int64_t tiles = a_blocks * group_count;
         ForEachItem(units, static_cast<size_t>(tiles), [&](size_t begin, size_t end) {
           for (int64_t t = static_cast<int64_t>(begin); t < static_cast<int64_t>(end); ++t) {
@@ -118,9 +124,17 @@ void Gemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool accum
               PackB(b, pc, kc, jc + col, std::min((p_end - p_begin) * nr, ncur - col), uk.nr,
                     packed_b + col * kc);
             });
-            a_packed.Run(static_cast<size_t>(block), [&] {
-              a.Pack(is + row, rows, pc, kc, uk.mr, packed_a + row * kc);
-            });
+            const size_t first_slice = static_cast<size_t>(block * slices_per_block);
+            for (int64_t sl = 0; sl * slice_rows < rows; ++sl) {
+              a_packed.TryRun(first_slice + static_cast<size_t>(sl), [&] {
+                const int64_t r0 = row + sl * slice_rows;
+                a.Pack(is + r0, std::min(slice_rows, rows - sl * slice_rows), pc, kc, uk.mr,
+                       packed_a + r0 * kc);
+              });
+            }
+            for (int64_t sl = 0; sl * slice_rows < rows; ++sl) {
+              a_packed.Wait(first_slice + static_cast<size_t>(sl));
+            }
             for (int64_t p = p_begin; p < p_end; ++p) {
               const float* b_panel = packed_b + p * nr * kc;
               const int n_eff = static_cast<int>(std::min(nr, ncur - p * nr));

@@ -48,6 +48,9 @@ constexpr int64_t kSmallMRows = 128;
 // tile (vacc_gemm.cc): enough tiles that the last one is short.
 constexpr int64_t kTilesPerParticipant = 16;
 constexpr int64_t kMinPanelsPerTile = 2;
+// Micro-panels of A per packing slice (vacc_gemm.cc): units sharing an A
+// block pack its slices in parallel.
+constexpr int64_t kAPackSlicePanels = 4;
 
 }  // namespace gemm
 }  // namespace vacc

@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <thread>
+#include <utility>
 
 #include "vacc_compute_units.h"
 #include "vacc_spin_lock.h"
@@ -52,16 +53,32 @@ class OnceEach {
   explicit OnceEach(size_t n) : state_(new std::atomic<uint8_t>[n]) {
     for (size_t i = 0; i < n; ++i) state_[i].store(kTodo, std::memory_order_relaxed);
   }
+  // Runs work if no one has started the item yet, and waits for the item
+  // to be complete otherwise.
   template <typename F>
   void Run(size_t item, F&& work) {
+    TryRun(item, std::forward<F>(work));
+    Wait(item);
+  }
+
+  // Runs work if no one has started the item yet; returns at once if
+  // someone has (it may not be complete: Wait for it). Lets a unit claim
+  // the parts of a block nobody is making yet, then wait for the rest, so
+  // two units needing one block both pack it instead of one waiting.
+  template <typename F>
+  void TryRun(size_t item, F&& work) {
     std::atomic<uint8_t>& s = state_[item];
-    if (s.load(std::memory_order_acquire) == kDone) return;
+    if (s.load(std::memory_order_acquire) != kTodo) return;
     uint8_t todo = kTodo;
     if (s.compare_exchange_strong(todo, kRunning, std::memory_order_acq_rel)) {
       work();
       s.store(kDone, std::memory_order_release);
-      return;
     }
+  }
+
+  // Returns once the item is complete.
+  void Wait(size_t item) {
+    std::atomic<uint8_t>& s = state_[item];
     // Another unit is making it (a few microseconds); yield if that takes
     // long, e.g. when that unit lost its core. Not SpinUntil: it yields
     // after 2 us, and on this VM that made the 1x1 Conv2D (a plain GEMM) at
