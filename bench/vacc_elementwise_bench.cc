@@ -77,6 +77,11 @@ __attribute__((target("avx2"))) void StreamCopy(const float* a, float* c, size_t
   if (kStream) _mm_sfence();
 }
 
+// "anchor/stream_copy/64Mi/t1", "anchor/stream_copy_nt/64Mi/t1" (streaming stores), ...
+std::string AnchorName(const std::string& kind, bool streaming, int threads) {
+  return "anchor/" + kind + (streaming ? "_nt" : "") + "/64Mi/t" + std::to_string(threads);
+}
+
 constexpr char kRate[] = "gbps";  // the counter: GB (1e9 bytes) moved per second
 
 template <bool kStream>
@@ -115,9 +120,8 @@ void TimeVacc(benchmark::State& state, int threads, const char* kind, double byt
     });
     return true;
   });
-  const std::string suffix = "/64Mi/t" + std::to_string(threads);
   const std::string anchor = vacc_bench::BestAnchor(
-      {std::string("anchor/") + kind + suffix, std::string("anchor/") + kind + "_nt" + suffix});
+      {AnchorName(kind, false, threads), AnchorName(kind, true, threads)});
   state.SetLabel("anchor=" + anchor + " metric=gbps unit=GB/s better=higher");
 }
 
@@ -154,15 +158,11 @@ void Relu(benchmark::State& state, int threads) {
 int main(int argc, char** argv) {
   // Anchors first: they run (every repetition) before the benchmarks paired with them.
   for (int t : {1, 2}) {
-    const std::string suffix = "/64Mi/t" + std::to_string(t);
-    for (const std::string& name : {"anchor/stream_add" + suffix, "anchor/stream_add_nt" + suffix}) {
-      const bool nt = name.find("_nt/") != std::string::npos;
-      benchmark::RegisterBenchmark(name.c_str(), nt ? AnchorAdd<true> : AnchorAdd<false>, t, name)
+    for (bool nt : {false, true}) {
+      const std::string add = AnchorName("stream_add", nt, t), copy = AnchorName("stream_copy", nt, t);
+      benchmark::RegisterBenchmark(add.c_str(), nt ? AnchorAdd<true> : AnchorAdd<false>, t, add)
           ->UseRealTime()->Unit(benchmark::kMillisecond);
-    }
-    for (const std::string& name : {"anchor/stream_copy" + suffix, "anchor/stream_copy_nt" + suffix}) {
-      const bool nt = name.find("_nt/") != std::string::npos;
-      benchmark::RegisterBenchmark(name.c_str(), nt ? AnchorCopy<true> : AnchorCopy<false>, t, name)
+      benchmark::RegisterBenchmark(copy.c_str(), nt ? AnchorCopy<true> : AnchorCopy<false>, t, copy)
           ->UseRealTime()->Unit(benchmark::kMillisecond);
     }
   }

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 #include "tensorflow/c/tf_datatype.h"
 
@@ -93,6 +94,14 @@ constexpr size_t kStreamingStoreBytes = size_t{16} << 20;
 inline Stores StoresFor(size_t bytes) {
   return bytes >= kStreamingStoreBytes ? Stores::kStreaming : Stores::kCached;
 }
+
+// How RunUnary and RunBinary split n output elements of `element_size`
+// bytes: ParallelFor in kElementwiseGrain chunks, body(begin, end, stores)
+// with the stores StoresFor picks for the whole output; a chunk's streamed
+// stores are fenced before the unit reports it done.
+// vacc_elementwise_parallel.cc.
+void ParallelElementwise(ComputeUnits& units, size_t n, size_t element_size,
+                         const std::function<void(size_t, size_t, Stores)>& body);
 
 }  // namespace vacc
 

@@ -11,7 +11,6 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/vacc_elementwise_binary.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
-#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 
 #include <cmath>
@@ -103,10 +102,8 @@ HWY_INLINE void BinaryBody(Operands form, const T* HWY_RESTRICT a, const T* HWY_
 template <BinaryOp kOp, typename T>
 HWY_NOINLINE void BinaryLoop(Operands form, const T* HWY_RESTRICT a, const T* HWY_RESTRICT b,
                              T* out, size_t n, int stores) {
-  if (static_cast<Stores>(stores) == Stores::kStreaming && CanStream(hn::ScalableTag<T>(), out)) {
-    return BinaryBody<kOp, true>(form, a, b, out, n);
-  }
-  BinaryBody<kOp, false>(form, a, b, out, n);
+  WithStores(stores, hn::ScalableTag<T>(), out,
+             [&](auto stream) { BinaryBody<kOp, decltype(stream)::value>(form, a, b, out, n); });
 }
 
 void BinaryF32(int op, int form, const float* a, const float* b, float* out, size_t n,
@@ -311,13 +308,10 @@ void RunBinary(BinaryOp op, const BroadcastPlan& plan, TF_DataType dtype, const 
   const char* ca = static_cast<const char*>(a);
   const char* cb = static_cast<const char*>(b);
   char* co = static_cast<char*>(out);
-  const Stores stores = StoresFor(plan.num_elements() * size);
-  units.ParallelFor(plan.num_elements(), kElementwiseGrain, [&](size_t begin, size_t end) {
+  ParallelElementwise(units, plan.num_elements(), size, [&](size_t begin, size_t end, Stores stores) {
     ForEachRun(plan, begin, end, [&](size_t ia, size_t ib, size_t io, size_t n, Operands form) {
       BinaryAny(op, form, dtype, ca + ia * size, cb + ib * size, co + io * size, n, stores);
     });
-    // Streamed stores reach memory before the unit reports the chunk done.
-    if (stores == Stores::kStreaming) hwy::FlushStream();
   });
 }
 

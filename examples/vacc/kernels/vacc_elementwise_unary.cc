@@ -11,7 +11,6 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/vacc_elementwise_unary.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
-#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 #include "hwy/contrib/math/math-inl.h"
 
@@ -109,10 +108,8 @@ HWY_INLINE void UnaryBody(const T* HWY_RESTRICT x, T* HWY_RESTRICT y, size_t n) 
 
 template <UnaryOp kOp, typename T>
 HWY_NOINLINE void UnaryLoop(const T* HWY_RESTRICT x, T* HWY_RESTRICT y, size_t n, int stores) {
-  if (static_cast<Stores>(stores) == Stores::kStreaming && CanStream(hn::ScalableTag<T>(), y)) {
-    return UnaryBody<kOp, true>(x, y, n);
-  }
-  UnaryBody<kOp, false>(x, y, n);
+  WithStores(stores, hn::ScalableTag<T>(), y,
+             [&](auto stream) { UnaryBody<kOp, decltype(stream)::value>(x, y, n); });
 }
 
 void UnaryF32(int op, const float* x, float* y, size_t n, int stores) {
@@ -221,12 +218,9 @@ void UnaryAny(UnaryOp op, TF_DataType dtype, const void* x, void* y, size_t n, S
 
 void RunUnary(UnaryOp op, TF_DataType dtype, const void* x, void* y, size_t n, ComputeUnits& units) {
   const size_t size = TF_DataTypeSize(dtype);
-  const Stores stores = StoresFor(n * size);
-  units.ParallelFor(n, kElementwiseGrain, [&](size_t begin, size_t end) {
+  ParallelElementwise(units, n, size, [&](size_t begin, size_t end, Stores stores) {
     UnaryAny(op, dtype, static_cast<const char*>(x) + begin * size, static_cast<char*>(y) + begin * size,
              end - begin, stores);
-    // Streamed stores reach memory before the unit reports the chunk done.
-    if (stores == Stores::kStreaming) hwy::FlushStream();
   });
 }
 

@@ -11,6 +11,9 @@
 #endif
 
 #include <cstdint>
+#include <type_traits>
+
+#include "kernels/vacc_elementwise.h"
 
 #include "hwy/highway.h"
 
@@ -19,8 +22,8 @@ namespace vacc {
 namespace HWY_NAMESPACE {
 
 // v to p: a streaming (non-temporal) store, or a plain one. Streaming needs
-// p aligned to the vector; the caller checks that once (CanStream) and
-// picks kStream for the whole loop.
+// p aligned to the vector; WithStores checks that once and picks kStream
+// for the whole loop.
 template <bool kStream, class D, class V, typename T>
 HWY_INLINE void StoreOut(V v, D d, T* HWY_RESTRICT p) {
   if constexpr (kStream) {
@@ -30,10 +33,19 @@ HWY_INLINE void StoreOut(V v, D d, T* HWY_RESTRICT p) {
   }
 }
 
-// Whether every full vector of out, stepping from out itself, is aligned.
-template <class D, typename T>
-HWY_INLINE bool CanStream(D d, const T* out) {
-  return reinterpret_cast<uintptr_t>(out) % (hwy::HWY_NAMESPACE::Lanes(d) * sizeof(T)) == 0;
+// Calls body(std::true_type{}) when `stores` asks for streaming and every
+// full vector of out, stepping from out itself, is aligned for it, and
+// body(std::false_type{}) otherwise: the body instantiates its loop with
+// StoreOut<decltype(flag)::value>, so the choice is made once per call.
+template <class D, typename T, class Body>
+HWY_INLINE void WithStores(int stores, D d, const T* out, Body&& body) {
+  const bool aligned =
+      reinterpret_cast<uintptr_t>(out) % (hwy::HWY_NAMESPACE::Lanes(d) * sizeof(T)) == 0;
+  if (static_cast<Stores>(stores) == Stores::kStreaming && aligned) {
+    body(std::true_type{});
+  } else {
+    body(std::false_type{});
+  }
 }
 
 }  // namespace HWY_NAMESPACE

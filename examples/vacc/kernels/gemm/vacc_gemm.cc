@@ -76,6 +76,11 @@ void Gemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool accum
                               (kPackedStepFloats / kc_max - nc_pad) / mc * mc);
   const int participants =
       units == nullptr ? 1 : units->size() + (units->OnUnit() ? 0 : 1);
+  // A blocks are packed in slices of kAPackSlicePanels micro-panels
+  // (OnceEach::RunEach), so units starting on the same block share its
+  // packing instead of one waiting for the other.
+  const int64_t slice_rows = kAPackSlicePanels * mr;
+  const int64_t slices_per_block = CeilDiv(mc, slice_rows);
 
   float* packed_a = t_packed_a.Get(CeilDiv(std::min(ms, m), mr) * mr * kc_max);
   float* packed_b = t_packed_b.Get(CeilDiv(std::min(nc, n), nr) * nr * kc_max);
@@ -104,12 +109,6 @@ void Gemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool accum
       for (int64_t is = 0; is < m; is += ms) {
         const int64_t mcur = std::min(ms, m - is);
         const int64_t a_blocks = CeilDiv(mcur, mc);
-        // A blocks are packed in slices of kAPackSlicePanels micro-panels:
-        // a tile claims the slices of its block nobody has started, then
-        // waits for the rest, so units starting on the same block share
-        // its packing instead of one waiting for the other.
-        const int64_t slice_rows = kAPackSlicePanels * mr;
-        const int64_t slices_per_block = CeilDiv(mc, slice_rows);
         OnceEach a_packed(static_cast<size_t>(a_blocks * slices_per_block));
         const int64_t tiles = a_blocks * group_count;
         ForEachItem(units, static_cast<size_t>(tiles), [&](size_t begin, size_t end) {
@@ -124,17 +123,13 @@ void Gemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool accum
               PackB(b, pc, kc, jc + col, std::min((p_end - p_begin) * nr, ncur - col), uk.nr,
                     packed_b + col * kc);
             });
-            const size_t first_slice = static_cast<size_t>(block * slices_per_block);
-            for (int64_t sl = 0; sl * slice_rows < rows; ++sl) {
-              a_packed.TryRun(first_slice + static_cast<size_t>(sl), [&] {
-                const int64_t r0 = row + sl * slice_rows;
-                a.Pack(is + r0, std::min(slice_rows, rows - sl * slice_rows), pc, kc, uk.mr,
-                       packed_a + r0 * kc);
-              });
-            }
-            for (int64_t sl = 0; sl * slice_rows < rows; ++sl) {
-              a_packed.Wait(first_slice + static_cast<size_t>(sl));
-            }
+            const auto pack_slice = [&](size_t sl) {
+              const int64_t r0 = row + static_cast<int64_t>(sl) * slice_rows;
+              a.Pack(is + r0, std::min(slice_rows, row + rows - r0), pc, kc, uk.mr,
+                     packed_a + r0 * kc);
+            };
+            a_packed.RunEach(static_cast<size_t>(block * slices_per_block),
+                             static_cast<size_t>(CeilDiv(rows, slice_rows)), pack_slice);
             for (int64_t p = p_begin; p < p_end; ++p) {
               const float* b_panel = packed_b + p * nr * kc;
               const int n_eff = static_cast<int>(std::min(nr, ncur - p * nr));

@@ -76,6 +76,16 @@ class OnceEach {
     }
   }
 
+  // Items [first, first + count) make one block: claims and runs
+  // work(i) for each item i of it nobody has started, then waits for the
+  // rest. Units needing the same block at once share its making instead of
+  // one waiting for the other (the GEMM's A blocks, packed in slices).
+  template <typename F>
+  void RunEach(size_t first, size_t count, F&& work) {
+    for (size_t i = 0; i < count; ++i) TryRun(first + i, [&] { work(i); });
+    for (size_t i = 0; i < count; ++i) Wait(first + i);
+  }
+
   // Returns once the item is complete.
   void Wait(size_t item) {
     std::atomic<uint8_t>& s = state_[item];
