@@ -2,8 +2,8 @@
 //
 // What bench_vacc_matmul, bench_vacc_conv and bench_vacc_elementwise share
 // besides the device stand-in (vacc_bench_device.h): rate reporting
-// (GFLOP/s, GB/s), and "the best anchor": several baselines are measured for
-// the same problem and the vacc benchmark pairs with the fastest.
+// (GFLOP/s, GB/s), and labels naming several anchors (baselines measured for
+// the same problem), of which bench/run pairs the benchmark with the fastest.
 #ifndef TFPLUGIN_BENCH_VACC_DENSE_BENCH_H_
 #define TFPLUGIN_BENCH_VACC_DENSE_BENCH_H_
 
@@ -14,6 +14,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <thread>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,37 +57,27 @@ void TimeGflops(benchmark::State& state, double flops, F&& once) {
   TimeRate(state, "gflops", flops, std::forward<F>(once));
 }
 
-// Each anchor's rate per repetition, by anchor name. Anchors are registered
-// (and so run, every repetition) before the benchmarks that use them.
-inline std::map<std::string, std::vector<double>>& AnchorRates() {
-  static std::map<std::string, std::vector<double>> rates;
-  return rates;
+// The label naming a benchmark's anchor candidates: bench/run pairs it with
+// whichever ran fastest (its median) in this run. bench/run chooses, not the
+// program, because with random interleaving (bench/run's default) a
+// benchmark's repetitions may run before its anchors' do.
+inline std::string AnchorLabel(const std::vector<std::string>& candidates, const char* metric,
+                               const char* unit) {
+  std::string names;
+  for (const std::string& name : candidates) names += (names.empty() ? "" : "|") + name;
+  return "anchor=" + names + " metric=" + metric + " unit=" + unit + " better=higher";
 }
 
-inline void RecordAnchor(benchmark::State& state, const std::string& name,
-                         const char* counter = "gflops") {
-  auto it = state.counters.find(counter);
-  if (it != state.counters.end()) AnchorRates()[name].push_back(it->second.value);
+// An anchor that ran on worker threads (OpenBLAS's pthreads, oneDNN's
+// OpenMP) leaves them spinning after its last call, OpenBLAS for about
+// 2^28 cycles (~0.1 s), taking a core from whatever benchmark the random
+// order runs next. Called after the timed loop, outside the measurement.
+inline void LetWorkerThreadsIdle(int threads) {
+  if (threads > 1) std::this_thread::sleep_for(std::chrono::milliseconds(150));
 }
 
-// The candidate with the highest median rate so far (the first if none ran).
-inline std::string BestAnchor(const std::vector<std::string>& candidates) {
-  std::string best = candidates.front();
-  double best_rate = -1;
-  for (const std::string& name : candidates) {
-    std::vector<double> r = AnchorRates()[name];
-    if (r.empty()) continue;
-    std::nth_element(r.begin(), r.begin() + r.size() / 2, r.end());
-    if (r[r.size() / 2] > best_rate) {
-      best_rate = r[r.size() / 2];
-      best = name;
-    }
-  }
-  return best;
-}
-
-inline std::string GflopsLabel(const std::string& anchor) {
-  return "anchor=" + anchor + " metric=gflops unit=GFLOP/s better=higher";
+inline std::string GflopsLabel(const std::vector<std::string>& candidates) {
+  return AnchorLabel(candidates, "gflops", "GFLOP/s");
 }
 
 }  // namespace vacc_bench

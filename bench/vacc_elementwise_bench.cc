@@ -85,25 +85,23 @@ std::string AnchorName(const std::string& kind, bool streaming, int threads) {
 constexpr char kRate[] = "gbps";  // the counter: GB (1e9 bytes) moved per second
 
 template <bool kStream>
-void AnchorAdd(benchmark::State& state, int threads, std::string name) {
+void AnchorAdd(benchmark::State& state, int threads) {
   Buffers& m = Bufs();
   vacc_bench::TimeRate(state, kRate, 3.0 * kN * sizeof(float), [&] {
     vacc_bench::SplitOnThreads(threads, kN, [&](size_t b, size_t e) { StreamAdd<kStream>(m.a, m.b, m.c, b, e); });
     benchmark::ClobberMemory();
     return true;
   });
-  vacc_bench::RecordAnchor(state, name, kRate);
 }
 
 template <bool kStream>
-void AnchorCopy(benchmark::State& state, int threads, std::string name) {
+void AnchorCopy(benchmark::State& state, int threads) {
   Buffers& m = Bufs();
   vacc_bench::TimeRate(state, kRate, 2.0 * kN * sizeof(float), [&] {
     vacc_bench::SplitOnThreads(threads, kN, [&](size_t b, size_t e) { StreamCopy<kStream>(m.a, m.c, b, e); });
     benchmark::ClobberMemory();
     return true;
   });
-  vacc_bench::RecordAnchor(state, name, kRate);
 }
 
 // ---- vacc
@@ -120,9 +118,8 @@ void TimeVacc(benchmark::State& state, int threads, const char* kind, double byt
     });
     return true;
   });
-  const std::string anchor = vacc_bench::BestAnchor(
-      {AnchorName(kind, false, threads), AnchorName(kind, true, threads)});
-  state.SetLabel("anchor=" + anchor + " metric=gbps unit=GB/s better=higher");
+  state.SetLabel(vacc_bench::AnchorLabel(
+      {AnchorName(kind, false, threads), AnchorName(kind, true, threads)}, kRate, "GB/s"));
 }
 
 // AddV2 of two same-shape tensors: one vector-vector run per chunk.
@@ -156,13 +153,13 @@ void Relu(benchmark::State& state, int threads) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Anchors first: they run (every repetition) before the benchmarks paired with them.
+  // The anchors; bench/run pairs each vacc benchmark with the faster of its two.
   for (int t : {1, 2}) {
     for (bool nt : {false, true}) {
       const std::string add = AnchorName("stream_add", nt, t), copy = AnchorName("stream_copy", nt, t);
-      benchmark::RegisterBenchmark(add.c_str(), nt ? AnchorAdd<true> : AnchorAdd<false>, t, add)
+      benchmark::RegisterBenchmark(add.c_str(), nt ? AnchorAdd<true> : AnchorAdd<false>, t)
           ->UseRealTime()->Unit(benchmark::kMillisecond);
-      benchmark::RegisterBenchmark(copy.c_str(), nt ? AnchorCopy<true> : AnchorCopy<false>, t, copy)
+      benchmark::RegisterBenchmark(copy.c_str(), nt ? AnchorCopy<true> : AnchorCopy<false>, t)
           ->UseRealTime()->Unit(benchmark::kMillisecond);
     }
   }

@@ -4,7 +4,8 @@
 // double precision, and against ReferenceGemm (the VACC_SIMD=scalar body):
 // shapes at every blocking edge (0, 1, odd, MR/NR/KC/MC edges, large), every
 // transpose combination, float32/bfloat16/half, on 1, 2 and 3 compute units,
-// once per Highway target this machine has.
+// once per Highway target this machine has; the edge shapes also through
+// each of the drivers Gemm picks between (packed, short-A, narrow-B).
 //
 // Tolerances, relative to sum_k |a_ik * b_kj| (the error bound of a float32
 // dot product grows with K; the operands are exact in every dtype, so only
@@ -24,6 +25,9 @@
 #include <vector>
 
 #include "kernels/gemm/vacc_gemm.h"
+#include "kernels/gemm/vacc_gemm_blocking.h"
+#include "kernels/gemm/vacc_gemm_narrow_b.h"
+#include "kernels/gemm/vacc_gemm_small_m.h"
 #include "kernels/gemm/vacc_gemm_split.h"
 #include "kernels/vacc_half.h"
 #include "kernels/vacc_simd.h"
@@ -77,8 +81,21 @@ float AsStored(float v, TF_DataType dtype) {
   return v;
 }
 
+// Gemm, or one of the drivers it picks between (each must be right for any
+// shape, not only those Gemm gives it).
+struct Driver {
+  const char* name;
+  void (*run)(const gemm::PackableA& a, const Matrix& b, float* c, int64_t ldc, bool accumulate,
+              ComputeUnits* units);
+};
+const Driver kGemm = {"Gemm", &gemm::Gemm};
+const Driver kDrivers[] = {kGemm,
+                           {"PackedGemm", &gemm::PackedGemm},
+                           {"SmallMGemm", &gemm::SmallMGemm},
+                           {"NarrowBGemm", &gemm::NarrowBGemm}};
+
 void CheckGemm(const Shape3& s, bool ta, bool tb, TF_DataType dtype, ComputeUnits* units,
-               bool accumulate, const std::string& what) {
+               bool accumulate, const std::string& what, const Driver& driver = kGemm) {
   std::mt19937 rng(static_cast<unsigned>(s.m * 131 + s.k * 7 + s.n + ta * 2 + tb));
   const Operand a = MakeOperand(dtype, s.m * s.k, &rng);
   const Operand b = MakeOperand(dtype, s.k * s.n, &rng);
@@ -95,7 +112,7 @@ void CheckGemm(const Shape3& s, bool ta, bool tb, TF_DataType dtype, ComputeUnit
     for (int64_t i = 0; i < s.m; ++i)
       for (int64_t j = 0; j < s.n; ++j) c[static_cast<size_t>(i * ldc + j)] = 0.5f;
   }
-  gemm::Gemm(gemm::MatrixA(ma), mb, c.data(), ldc, accumulate, units);
+  driver.run(gemm::MatrixA(ma), mb, c.data(), ldc, accumulate, units);
   gemm::ReferenceGemm(ma, mb, ref.data(), s.n, accumulate);
 
   const double tol = Tolerance(dtype, s.k);
@@ -113,14 +130,14 @@ void CheckGemm(const Shape3& s, bool ta, bool tb, TF_DataType dtype, ComputeUnit
       const double got = AsStored(c[static_cast<size_t>(i * ldc + j)], dtype);
       const double reference = AsStored(ref[static_cast<size_t>(i * s.n + j)], dtype);
       if (std::fabs(got - exact) > bound || std::fabs(reference - exact) > bound) {
-        ADD_FAILURE() << what << ": C(" << i << "," << j << ") = " << got << ", reference "
+        ADD_FAILURE() << driver.name << " " << what << ": C(" << i << "," << j << ") = " << got << ", reference "
                       << reference << ", exact " << exact << " (bound " << bound << ")";
         ++failures;
       }
     }
     for (int64_t j = s.n; j < ldc && i + 1 < s.m; ++j) {
       if (c[static_cast<size_t>(i * ldc + j)] != kSentinel) {
-        ADD_FAILURE() << what << ": wrote C(" << i << "," << j << ") past N";
+        ADD_FAILURE() << driver.name << " " << what << ": wrote C(" << i << "," << j << ") past N";
         ++failures;
       }
     }
@@ -158,15 +175,19 @@ const Shape3 kEdgeShapes[] = {
     {139, 385, 49},
 };
 
-TEST_F(GemmTest, EdgeShapesEveryTransposeEveryTarget) {
+TEST_F(GemmTest, EdgeShapesEveryTransposeEveryTargetEveryDriver) {
   ComputeUnits two(2, std::chrono::microseconds(50));
   for (const std::string& target : AvailableSimdTargets()) {
     Select(target);
-    for (const Shape3& s : kEdgeShapes) {
-      for (int t = 0; t < 4; ++t) {
-        const bool ta = t & 1, tb = t & 2;
-        CheckGemm(s, ta, tb, TF_FLOAT, nullptr, false, Describe(s, ta, tb, TF_FLOAT, 0, target));
-        CheckGemm(s, ta, tb, TF_FLOAT, &two, false, Describe(s, ta, tb, TF_FLOAT, 2, target));
+    for (const Driver& driver : kDrivers) {
+      for (const Shape3& s : kEdgeShapes) {
+        for (int t = 0; t < 4; ++t) {
+          const bool ta = t & 1, tb = t & 2;
+          CheckGemm(s, ta, tb, TF_FLOAT, nullptr, false, Describe(s, ta, tb, TF_FLOAT, 0, target),
+                    driver);
+          CheckGemm(s, ta, tb, TF_FLOAT, &two, false, Describe(s, ta, tb, TF_FLOAT, 2, target),
+                    driver);
+        }
       }
     }
   }
@@ -223,11 +244,36 @@ TEST_F(GemmTest, MoreColumnsThanOneBBlock) {
 // of many MC blocks (3001 x 64: 23 blocks); a tall A with a long K needs
 // several steps (12000 x 1500: steps of 11088 rows fit the packed budget),
 // and the second step's K blocks add to C like the first's.
+// (These shapes have a narrow B, which Gemm gives to NarrowBGemm: the test
+// calls the packed driver itself.)
 TEST_F(GemmTest, TallAInOneOrSeveralRowSteps) {
   ComputeUnits two(2, std::chrono::microseconds(50));
-  CheckGemm({3001, 64, 40}, false, false, TF_FLOAT, &two, false, "3001x64x40");
-  CheckGemm({12000, 1500, 8}, false, false, TF_FLOAT, &two, false, "12000x1500x8");
-  CheckGemm({12000, 1500, 8}, false, false, TF_FLOAT, nullptr, true, "12000x1500x8 accumulate");
+  const Driver packed = kDrivers[1];
+  CheckGemm({3001, 64, 40}, false, false, TF_FLOAT, &two, false, "3001x64x40", packed);
+  CheckGemm({12000, 1500, 8}, false, false, TF_FLOAT, &two, false, "12000x1500x8", packed);
+  CheckGemm({12000, 1500, 8}, false, false, TF_FLOAT, nullptr, true, "12000x1500x8 accumulate",
+            packed);
+}
+
+// The narrow-B path (vacc_gemm_narrow_b.h) as Gemm picks it: A read in
+// place, or packed per row block when transposed or 16-bit; several K blocks
+// (K = 784: 4 x 196) and row blocks, N from 1 to kNarrowBCols, on 1 to 3
+// units and accumulating.
+TEST_F(GemmTest, NarrowBInPlaceOrPackedOnOneTwoThreeUnits) {
+  const int64_t widest = gemm::kNarrowBCols;
+  for (int count : {1, 2, 3}) {
+    ComputeUnits units(count, std::chrono::microseconds(50));
+    for (const Shape3& s : {Shape3{1500, 256, 128}, Shape3{256, 784, 10}, Shape3{997, 300, 1},
+                            Shape3{300, 5, widest}, Shape3{129, 1000, widest - 1}}) {
+      for (bool ta : {false, true}) {
+        CheckGemm(s, ta, false, TF_FLOAT, &units, false,
+                  Describe(s, ta, false, TF_FLOAT, count, SimdTargetName()));
+      }
+    }
+  }
+  ComputeUnits two(2, std::chrono::microseconds(50));
+  CheckGemm({300, 700, 33}, false, true, TF_FLOAT, &two, true, "300x700x33 B^T accumulate");
+  CheckGemm({300, 700, 33}, false, false, TF_BFLOAT16, &two, false, "300x700x33 bfloat16");
 }
 
 // Every target's micro-kernel reports a tile of MR x (2 vectors).

@@ -15,8 +15,11 @@
 // each is written by one unit, and every unit reads the same packed panels,
 // packed by the first tile that needs them (so packing overlaps computing,
 // with one barrier per step, not two). The columns are split into groups so
-// every unit gets many tiles and none waits long for the last. A very short A (a small batch, e.g. 32 x 784 x 128) takes
-// another path, vacc_gemm_small_m.cc.
+// every unit gets many tiles and none waits long for the last.
+//
+// Gemm picks the driver by shape: a very short A (a small batch, e.g.
+// 32 x 784 x 128) takes vacc_gemm_small_m.cc, a narrow B (e.g. a 1x1 Conv2D
+// to 128 channels) vacc_gemm_narrow_b.cc, anything else PackedGemm here.
 #include "kernels/gemm/vacc_gemm.h"
 
 #include <algorithm>
@@ -28,6 +31,7 @@
 #include "kernels/gemm/vacc_gemm_blocking.h"
 #include "kernels/gemm/vacc_gemm_buffer.h"
 #include "kernels/gemm/vacc_gemm_microkernel.h"
+#include "kernels/gemm/vacc_gemm_narrow_b.h"
 #include "kernels/gemm/vacc_gemm_pack.h"
 #include "kernels/gemm/vacc_gemm_split.h"
 #include "kernels/gemm/vacc_gemm_small_m.h"
@@ -46,18 +50,19 @@ thread_local PackBuffer t_packed_b;
 
 void Gemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool accumulate,
           ComputeUnits* units) {
-  const int64_t m = a.rows(), k = a.cols(), n = b.cols;
-  if (m == 0 || n == 0) return;
-  if (k == 0) {  // an empty sum
-    if (!accumulate) {
-      for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
-    }
-    return;
-  }
   if (SmallMApplies(a)) {
     SmallMGemm(a, b, c, ldc, accumulate, units);
-    return;
+  } else if (NarrowBApplies(a, b)) {
+    NarrowBGemm(a, b, c, ldc, accumulate, units);
+  } else {
+    PackedGemm(a, b, c, ldc, accumulate, units);
   }
+}
+
+void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool accumulate,
+                ComputeUnits* units) {
+  if (EmptyProduct(a, b, c, ldc, accumulate)) return;
+  const int64_t m = a.rows(), k = a.cols(), n = b.cols;
   const MicroKernel uk = CurrentMicroKernel();
   const int64_t mr = uk.mr, nr = uk.nr;
   // Equal MC blocks too (M = 1024 is 8 x 132, not 7 x 144 + 16), so the

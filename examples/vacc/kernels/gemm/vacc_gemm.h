@@ -80,6 +80,14 @@ class MatrixA : public PackableA {
 void Gemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool accumulate,
           ComputeUnits* units);
 
+// The drivers Gemm chooses between by shape. Each computes any shape
+// correctly (the tests run every one on every shape); they differ in speed.
+//   PackedGemm    A and B packed in cache blocks (vacc_gemm.cc): the general case
+//   SmallMGemm    a short A (vacc_gemm_small_m.h)
+//   NarrowBGemm   a narrow B (vacc_gemm_narrow_b.h)
+void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool accumulate,
+                ComputeUnits* units);
+
 // The same product with plain loops on the calling thread: the reference the
 // kernels use with VACC_SIMD=scalar, and what the tests trust.
 void ReferenceGemm(const Matrix& a, const Matrix& b, float* c, int64_t ldc, bool accumulate);

@@ -25,6 +25,11 @@
 //       a short K (the 1x1 Conv2D 6272 x 256 x 128 is one step, not six:
 //       1.2-1.38x at 2 units, the same at 1).
 //   kPackedStepFloats  that budget: 4 Mi floats = 16 MiB, half the L3.
+//   kNarrowBCols  the most columns of B the narrow-B path takes
+//       (vacc_gemm_narrow_b.h). Measured on Zen3 against the packed driver
+//       (interleaved, medians): at 2 units 1.03x on 6272 x 256 x 128 (the 1x1
+//       Conv2D), 1.16x at 1024 x 1024 x 128, 1.7x at 2048 x 512 x 64 and at
+//       256 x 512 x 10; at N = 256 a wash (0.97-1.08x), at 512 slower (0.87-0.97x).
 //   kSmallMRows  the most rows of A the short-A path takes
 //       (vacc_gemm_small_m.h). Measured on Zen3: it is faster up to 128 rows
 //       (1.3x at 32 x 784 x 128, 1.7x at 200 x 300 x 10) and even at 256.
@@ -44,6 +49,7 @@ constexpr int64_t kNC = 4080;
 constexpr int64_t kMCBlocksPerStep = 8;
 constexpr int64_t kPackedStepFloats = int64_t{4} << 20;
 constexpr int64_t kSmallMRows = 128;
+constexpr int64_t kNarrowBCols = 128;
 // Parallel tiles of C per participating unit, and the fewest B panels in a
 // tile (vacc_gemm.cc): enough tiles that the last one is short.
 constexpr int64_t kTilesPerParticipant = 16;

@@ -86,6 +86,7 @@ bool SmallMApplies(const PackableA& a) { return a.rows() <= kSmallMRows; }
 
 void SmallMGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool accumulate,
                 ComputeUnits* units) {
+  if (EmptyProduct(a, b, c, ldc, accumulate)) return;
   Plan plan;
   plan.packed = CurrentMicroKernel();
   plan.rows = CurrentRowsKernel();

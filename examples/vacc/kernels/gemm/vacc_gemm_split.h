@@ -6,6 +6,7 @@
 #ifndef VACC_KERNELS_GEMM_VACC_GEMM_SPLIT_H_
 #define VACC_KERNELS_GEMM_VACC_GEMM_SPLIT_H_
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include <thread>
 #include <utility>
 
+#include "kernels/gemm/vacc_gemm.h"
 #include "vacc_compute_units.h"
 #include "vacc_spin_lock.h"
 
@@ -21,6 +23,20 @@ namespace vacc {
 namespace gemm {
 
 inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// True, with C done, when the product is empty: no rows or columns, or an
+// empty sum (K = 0: C is zeroed, or left as it is when accumulating). Every
+// driver starts with it, so none divides by a zero K.
+inline bool EmptyProduct(const PackableA& a, const Matrix& b, float* c, int64_t ldc,
+                         bool accumulate) {
+  const int64_t m = a.rows(), k = a.cols(), n = b.cols;
+  if (m == 0 || n == 0) return true;
+  if (k > 0) return false;
+  if (!accumulate) {
+    for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+  }
+  return true;
+}
 
 // body(begin, end) over [0, n): split across `units` (items taken one by one,
 // dynamically), or all on the calling thread when units is nullptr.

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Unit tests for bench/run's pairing of benchmarks with their anchors, on
+synthetic Google Benchmark results (no benchmark runs)."""
+
+import importlib.machinery
+import importlib.util
+import os
+import unittest
+
+RUN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "run")
+_loader = importlib.machinery.SourceFileLoader("bench_run", RUN)
+_spec = importlib.util.spec_from_loader("bench_run", _loader)
+bench_run = importlib.util.module_from_spec(_spec)
+_loader.exec_module(bench_run)
+
+
+def result(label="", gflops=None, real_time=None):
+    entry = {"label": label, "time_unit": "ns"}
+    if gflops is not None:
+        entry["gflops"] = gflops
+    if real_time is not None:
+        entry["real_time"] = real_time
+    return {"median": entry}
+
+
+GFLOPS = "metric=gflops unit=GFLOP/s better=higher"
+
+
+class PairingTest(unittest.TestCase):
+    def rows(self, results):
+        rows, notes = bench_run.build_rows(results)
+        return {r["name"]: r for r in rows}, notes
+
+    def test_pairs_with_the_fastest_candidate(self):
+        rows, notes = self.rows({
+            "anchor/blas": result(gflops=80.0),
+            "anchor/dnnl": result(gflops=100.0),
+            "MatMul/x": result(f"anchor=anchor/blas|anchor/dnnl {GFLOPS}", gflops=90.0),
+        })
+        self.assertEqual(list(rows), ["MatMul/x"])  # anchors get no row
+        self.assertEqual(rows["MatMul/x"]["anchor"], "anchor/dnnl")
+        self.assertAlmostEqual(rows["MatMul/x"]["ratio"], 0.9)
+        self.assertEqual(notes, [])
+
+    def test_candidate_order_does_not_matter(self):
+        rows, _ = self.rows({
+            "anchor/blas": result(gflops=120.0),
+            "anchor/dnnl": result(gflops=100.0),
+            "MatMul/x": result(f"anchor=anchor/dnnl|anchor/blas {GFLOPS}", gflops=90.0),
+        })
+        self.assertEqual(rows["MatMul/x"]["anchor"], "anchor/blas")
+        self.assertAlmostEqual(rows["MatMul/x"]["ratio"], 0.75)
+
+    def test_a_candidate_that_did_not_run_is_skipped(self):
+        rows, notes = self.rows({
+            "anchor/blas": result(gflops=80.0),
+            "MatMul/x": result(f"anchor=anchor/blas|anchor/dnnl {GFLOPS}", gflops=100.0),
+        })
+        self.assertEqual(rows["MatMul/x"]["anchor"], "anchor/blas")
+        self.assertAlmostEqual(rows["MatMul/x"]["ratio"], 1.25)
+        self.assertEqual(notes, [])
+
+    def test_no_candidate_ran_says_so(self):
+        rows, notes = self.rows({
+            "MatMul/x": result(f"anchor=anchor/blas|anchor/dnnl {GFLOPS}", gflops=100.0),
+        })
+        self.assertIsNone(rows["MatMul/x"]["anchor"])
+        self.assertIsNone(rows["MatMul/x"]["ratio"])
+        self.assertEqual(len(notes), 1)
+        self.assertIn("anchor/blas|anchor/dnnl did not run", notes[0])
+
+    def test_for_times_the_fastest_is_the_lowest(self):
+        rows, _ = self.rows({
+            "anchor/a": result(real_time=200.0),
+            "anchor/b": result(real_time=100.0),
+            "Op/x": result("anchor=anchor/a|anchor/b", real_time=50.0),
+        })
+        self.assertEqual(rows["Op/x"]["anchor"], "anchor/b")
+        self.assertAlmostEqual(rows["Op/x"]["ratio"], 2.0)
+
+    def test_single_anchor_as_before(self):
+        rows, _ = self.rows({
+            "anchor/a": result(real_time=200.0),
+            "Op/x": result("anchor=anchor/a", real_time=100.0),
+        })
+        self.assertEqual(rows["Op/x"]["anchor"], "anchor/a")
+        self.assertAlmostEqual(rows["Op/x"]["ratio"], 2.0)
+
+
+class CollectTest(unittest.TestCase):
+    def test_rows_in_registration_order_not_finishing_order(self):
+        def agg(name, family):
+            return {"name": name + "_median", "run_name": name, "run_type": "aggregate",
+                    "aggregate_name": "median", "family_index": family,
+                    "per_family_instance_index": 0, "real_time": 1.0, "time_unit": "ns"}
+        report = {"benchmarks": [agg("Op/b", 1), agg("Op/c", 2), agg("Op/a", 0)]}
+        results, errors = bench_run.collect(report, "prog")
+        self.assertEqual(list(results), ["Op/a", "Op/b", "Op/c"])
+        self.assertEqual(errors, [])
+
+
+if __name__ == "__main__":
+    unittest.main()
