@@ -69,23 +69,20 @@ template <BinaryOp kOp, bool kStream, typename T>
 HWY_INLINE void BinaryBody(Operands form, const T* HWY_RESTRICT a, const T* HWY_RESTRICT b,
                            T* out, size_t n) {
   const hn::ScalableTag<T> d;
-  const size_t lanes = hn::Lanes(d);
   // A scalar operand is its value in every lane, so one loop serves all forms.
   const bool a_vec = form != Operands::kScalarVector, b_vec = form != Operands::kVectorScalar;
   const auto a_one = hn::Set(d, a[0]), b_one = hn::Set(d, b[0]);
-  size_t i = 0;
+  size_t i;
   if (a_vec && b_vec) {
-    for (; i + lanes <= n; i += lanes) {
-      StoreOut<kStream>(ApplyBinary<kOp>(d, hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d, out + i);
-    }
+    i = StoreVectors<kStream>(d, out, n, [&](size_t j) {
+      return ApplyBinary<kOp>(d, hn::LoadU(d, a + j), hn::LoadU(d, b + j));
+    });
   } else if (b_vec) {
-    for (; i + lanes <= n; i += lanes) {
-      StoreOut<kStream>(ApplyBinary<kOp>(d, a_one, hn::LoadU(d, b + i)), d, out + i);
-    }
+    i = StoreVectors<kStream>(
+        d, out, n, [&](size_t j) { return ApplyBinary<kOp>(d, a_one, hn::LoadU(d, b + j)); });
   } else {
-    for (; i + lanes <= n; i += lanes) {
-      StoreOut<kStream>(ApplyBinary<kOp>(d, hn::LoadU(d, a + i), b_one), d, out + i);
-    }
+    i = StoreVectors<kStream>(
+        d, out, n, [&](size_t j) { return ApplyBinary<kOp>(d, hn::LoadU(d, a + j), b_one); });
   }
   if (i < n) {  // the tail through full vectors: the same arithmetic
     constexpr size_t kMax = HWY_MAX_BYTES / sizeof(T);

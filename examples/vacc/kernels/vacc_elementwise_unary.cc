@@ -92,11 +92,8 @@ HWY_INLINE V ApplyUnary(D d, V v) {
 template <UnaryOp kOp, bool kStream, typename T>
 HWY_INLINE void UnaryBody(const T* HWY_RESTRICT x, T* HWY_RESTRICT y, size_t n) {
   const hn::ScalableTag<T> d;
-  const size_t lanes = hn::Lanes(d);
-  size_t i = 0;
-  for (; i + lanes <= n; i += lanes) {
-    StoreOut<kStream>(ApplyUnary<kOp>(d, hn::LoadU(d, x + i)), d, y + i);
-  }
+  const size_t i = StoreVectors<kStream>(
+      d, y, n, [&](size_t j) { return ApplyUnary<kOp>(d, hn::LoadU(d, x + j)); });
   if (i < n) {
     // The tail through a full vector, so it gets the same arithmetic.
     HWY_ALIGN T buf[HWY_MAX_BYTES / sizeof(T)] = {};

@@ -45,6 +45,12 @@ struct RowsKernel {
   void (*run[kMaxRows + 1])(int64_t kc, const float* a, int64_t lda, int64_t seg_len,
                             int64_t seg_stride, const float* b_panel, float* c, int64_t ldc,
                             int n, bool accumulate) = {};
+  // The same for a plain A (one segment) and a full NR-wide panel of a
+  // row-major float32 B read in place (rows ldb apart), which it also packs
+  // into b_packed (64-byte aligned) on the way, for the tiles after it.
+  void (*run_packing[kMaxRows + 1])(int64_t kc, const float* a, int64_t lda, const float* b,
+                                    int64_t ldb, float* b_packed, float* c, int64_t ldc,
+                                    bool accumulate) = {};
 };
 
 // The in-place micro-kernels of the target dispatch selects now.

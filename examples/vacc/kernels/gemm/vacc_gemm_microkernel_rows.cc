@@ -75,6 +75,46 @@ void RowsKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda, int64_t
   }
 }
 
+// RowsKernelF32 for a plain A (one segment) and a full panel of a row-major
+// float32 B read in place, rows ldb apart, that packs the panel as it goes:
+// each row of B it loads is also stored to b_packed (kc x 2 vectors,
+// aligned), for the next row tiles to use. The short-A path runs it for
+// the first row tile of each panel: B is read once, in the same pass as
+// the first tile's FMAs, instead of in a packing pass of its own (which was
+// a fifth of 32 x 784 x 128 on Zen3).
+template <int R>
+void RowsPackingKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda,
+                          const float* HWY_RESTRICT b, int64_t ldb, float* HWY_RESTRICT b_packed,
+                          float* HWY_RESTRICT c, int64_t ldc, bool accumulate) {
+  const hn::ScalableTag<float> d;
+  const size_t N = hn::Lanes(d);
+  using V = hn::Vec<decltype(d)>;
+  V acc0[R], acc1[R];
+  HWY_UNROLL(6)
+  for (int r = 0; r < R; ++r) {
+    acc0[r] = hn::Zero(d);
+    acc1[r] = hn::Zero(d);
+  }
+  for (int64_t k = 0; k < kc; ++k) {
+    const V b0 = hn::LoadU(d, b + k * ldb);
+    const V b1 = hn::LoadU(d, b + k * ldb + N);
+    hn::Store(b0, d, b_packed + k * 2 * N);
+    hn::Store(b1, d, b_packed + k * 2 * N + N);
+    HWY_UNROLL(6)
+    for (int r = 0; r < R; ++r) {
+      const V av = hn::Set(d, a[r * lda + k]);
+      acc0[r] = hn::MulAdd(av, b0, acc0[r]);
+      acc1[r] = hn::MulAdd(av, b1, acc1[r]);
+    }
+  }
+  HWY_UNROLL(6)
+  for (int r = 0; r < R; ++r) {
+    float* row = c + r * ldc;
+    hn::StoreU(accumulate ? hn::Add(hn::LoadU(d, row), acc0[r]) : acc0[r], d, row);
+    hn::StoreU(accumulate ? hn::Add(hn::LoadU(d, row + N), acc1[r]) : acc1[r], d, row + N);
+  }
+}
+
 RowsKernel GetRowsKernel() {
   RowsKernel k;
   k.nr = static_cast<int>(2 * hn::Lanes(hn::ScalableTag<float>()));
@@ -84,6 +124,12 @@ RowsKernel GetRowsKernel() {
   k.run[4] = &RowsKernelF32<4>;
   k.run[5] = &RowsKernelF32<5>;
   k.run[6] = &RowsKernelF32<6>;
+  k.run_packing[1] = &RowsPackingKernelF32<1>;
+  k.run_packing[2] = &RowsPackingKernelF32<2>;
+  k.run_packing[3] = &RowsPackingKernelF32<3>;
+  k.run_packing[4] = &RowsPackingKernelF32<4>;
+  k.run_packing[5] = &RowsPackingKernelF32<5>;
+  k.run_packing[6] = &RowsPackingKernelF32<6>;
   return k;
 }
 

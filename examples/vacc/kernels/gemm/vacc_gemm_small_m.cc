@@ -8,7 +8,10 @@
 //       A[:, pc:pc+KC]: in place if float32 with contiguous rows, else packed
 //                       into this unit's buffer (all of M: it is short)
 //       for each panel of the run
-//         pack the KC x NR panel of B           into L1, read from B once
+//         pack the KC x NR panel of B           into L1, read from B once:
+//                                               by the first row tile as it
+//                                               computes (float32 B, A in
+//                                               place), else beforehand
 //         for each row tile of M                6 rows, the last two fitted
 //           micro-kernel: tile of C over KC
 //
@@ -39,6 +42,7 @@ struct Plan {
   MicroKernel packed;  // for a packed A
   RowsKernel rows;     // for A in place
   const Matrix* a_in_place = nullptr;
+  const Matrix* b_in_place = nullptr;  // float32, row-major: its panels packed by the first tile
   int64_t kc_max = 0;
 };
 
@@ -59,18 +63,30 @@ void ComputePanels(const PackableA& a, const Matrix& b, float* c, int64_t ldc, b
     for (int64_t p = p_begin; p < p_end; ++p) {
       const int64_t col = p * nr;
       const int n_eff = static_cast<int>(std::min(nr, n - col));
-      PackB(b, pc, kc, col, n_eff, plan.packed.nr, packed_b);
+      int64_t i = 0;  // rows of C done
+      if (plan.b_in_place != nullptr && plan.a_in_place != nullptr && n_eff == nr) {
+        // The first row tile packs the panel as it reads it.
+        const Matrix& am = *plan.a_in_place;
+        const int rows = RowsKernel::TileRows(m);
+        plan.rows.run_packing[rows](
+            kc, static_cast<const float*>(am.data) + pc, am.row_stride,
+            static_cast<const float*>(plan.b_in_place->data) + pc * plan.b_in_place->row_stride + col,
+            plan.b_in_place->row_stride, packed_b, c + col, ldc, add);
+        i = rows;
+      } else {
+        PackB(b, pc, kc, col, n_eff, plan.packed.nr, packed_b);
+      }
       if (packed_a != nullptr) {
-        for (int64_t i = 0; i < m; i += mr) {
-          const int m_eff = static_cast<int>(std::min(mr, m - i));
-          plan.packed.run(kc, packed_a + i * kc, packed_b, c + i * ldc + col, ldc, m_eff, n_eff,
+        for (int64_t r = 0; r < m; r += mr) {
+          const int m_eff = static_cast<int>(std::min(mr, m - r));
+          plan.packed.run(kc, packed_a + r * kc, packed_b, c + r * ldc + col, ldc, m_eff, n_eff,
                           add);
         }
         continue;
       }
       const Matrix& am = *plan.a_in_place;
       const float* a_data = static_cast<const float*>(am.data) + pc;
-      for (int64_t i = 0; i < m;) {
+      for (; i < m;) {
         const int rows = RowsKernel::TileRows(m - i);
         plan.rows.run[rows](kc, a_data + i * am.row_stride, am.row_stride, kc, 0, packed_b,
                             c + i * ldc + col, ldc, n_eff, add);
@@ -94,6 +110,7 @@ void SmallMGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   if (am != nullptr && am->dtype == TF_FLOAT && am->col_stride == 1) {
     plan.a_in_place = am;
   }
+  if (b.dtype == TF_FLOAT && b.col_stride == 1) plan.b_in_place = &b;
   // Equal KC blocks: K = 300 is 2 x 150, not 256 + 44.
   plan.kc_max = CeilDiv(a.cols(), CeilDiv(a.cols(), kRowsKC));
   const int64_t panels = CeilDiv(b.cols, plan.packed.nr);
