@@ -88,19 +88,25 @@ class Im2Col : public PackableA {
 
  private:
   // How far the patch stays contiguous in x from `at` for every pixel of the
-  // panel: to the end of the channels, or, without horizontal dilation, to
-  // the end of the kernel row (KW*Cin values) when no pixel's row crosses
-  // the left or right edge there (a row wholly in the vertical padding is
-  // zeros either way). An RGB stem's runs grow from 3 values to 21.
+  // panel: to the end of the channels, or, without horizontal dilation, on
+  // along the kernel row up to the first tap where some pixel's row enters
+  // or leaves the input (before it each pixel reads one contiguous run of x,
+  // or zeros; a row wholly in the vertical padding is zeros either way). An
+  // interior RGB stem pixel's runs grow from 3 values to 21; a border
+  // pixel's stop only where it crosses the edge (a seam of the direct
+  // convolution was 7 runs per kernel row, is at most 4).
   int64_t RunLength(const Pixel* px, int rows, const PatchCursor& at) const {
     const int64_t channels = g_.in_c - at.ci;
     if (g_.dilation_w != 1 || at.kw + 1 == g_.k_w) return channels;
+    int64_t end_kw = g_.k_w;  // the first tap where some pixel's row changes side
     for (int r = 0; r < rows; ++r) {
       const int64_t ih = px[r].ih0 + at.kh * g_.dilation_h;
       if (ih < 0 || ih >= g_.in_h) continue;
-      if (px[r].iw0 + at.kw < 0 || px[r].iw0 + g_.k_w - 1 >= g_.in_w) return channels;
+      for (const int64_t edge : {-px[r].iw0, g_.in_w - px[r].iw0}) {  // kw where iw is 0, in_w
+        if (edge > at.kw && edge < end_kw) end_kw = edge;
+      }
     }
-    return (g_.k_w - at.kw) * g_.in_c - at.ci;
+    return (end_kw - at.kw) * g_.in_c - at.ci;
   }
 
   ConvGeometry g_;

@@ -38,10 +38,14 @@ void RowsKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda, int64_t
     acc0[r] = hn::Zero(d);
     acc1[r] = hn::Zero(d);
   }
-  for (int64_t k0 = 0; k0 < kc; k0 += seg_len) {
+  // seg: where the current segment starts in row 0, stepped rather than
+  // computed (k0 / seg_len was a 64-bit division per segment: the 7x7 RGB
+  // stem has 7 segments of 21 values per tile).
+  const float* seg = a;
+  for (int64_t k0 = 0; k0 < kc; k0 += seg_len, seg += seg_stride) {
     const float* rows[R];
     HWY_UNROLL(6)
-    for (int r = 0; r < R; ++r) rows[r] = a + r * lda + (k0 / seg_len) * seg_stride;
+    for (int r = 0; r < R; ++r) rows[r] = seg + r * lda;
     const int64_t len = kc - k0 < seg_len ? kc - k0 : seg_len;
     for (int64_t k = 0; k < len; ++k) {
       const V b0 = hn::LoadU(d, b);
