@@ -23,21 +23,63 @@ namespace gemm {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// R rows x 2 vectors of C in registers: what both kernels below share.
+// Every loop over r is fully unrolled (R is a compile-time count), so the
+// arrays live in registers.
+template <int R>
+struct RowsTile {
+  using D = hn::ScalableTag<float>;
+  using V = hn::Vec<D>;
+  V acc0[R], acc1[R];
+
+  explicit RowsTile(D d) {
+    HWY_UNROLL(6)
+    for (int r = 0; r < R; ++r) {
+      acc0[r] = hn::Zero(d);
+      acc1[r] = hn::Zero(d);
+    }
+  }
+  // Row r += a_value(r) * (b0, b1): one k step.
+  template <class AValue>
+  HWY_INLINE void Step(D d, V b0, V b1, const AValue& a_value) {
+    HWY_UNROLL(6)
+    for (int r = 0; r < R; ++r) {
+      const V av = hn::Set(d, a_value(r));
+      acc0[r] = hn::MulAdd(av, b0, acc0[r]);
+      acc1[r] = hn::MulAdd(av, b1, acc1[r]);
+    }
+  }
+  // C[0..R) x [0..n) (+)= the tile, n <= 2 vectors.
+  HWY_INLINE void Store(D d, float* HWY_RESTRICT c, int64_t ldc, int n, bool accumulate) const {
+    const size_t N = hn::Lanes(d);
+    if (static_cast<size_t>(n) == 2 * N) {
+      HWY_UNROLL(6)
+      for (int r = 0; r < R; ++r) {
+        float* row = c + r * ldc;
+        hn::StoreU(accumulate ? hn::Add(hn::LoadU(d, row), acc0[r]) : acc0[r], d, row);
+        hn::StoreU(accumulate ? hn::Add(hn::LoadU(d, row + N), acc1[r]) : acc1[r], d, row + N);
+      }
+      return;
+    }
+    // A partial panel: through a buffer, then the n columns that exist.
+    HWY_ALIGN float tile[2 * HWY_LANES(float)];
+    HWY_UNROLL(6)
+    for (int r = 0; r < R; ++r) {
+      hn::Store(acc0[r], d, tile);
+      hn::Store(acc1[r], d, tile + N);
+      float* row = c + r * ldc;
+      for (int j = 0; j < n; ++j) row[j] = accumulate ? row[j] + tile[j] : tile[j];
+    }
+  }
+};
+
 template <int R>
 void RowsKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda, int64_t seg_len,
                    int64_t seg_stride, const float* HWY_RESTRICT b, float* HWY_RESTRICT c,
                    int64_t ldc, int n, bool accumulate) {
   const hn::ScalableTag<float> d;
   const size_t N = hn::Lanes(d);
-  using V = hn::Vec<decltype(d)>;
-  // Every loop over r is fully unrolled (R is a compile-time count), so the
-  // arrays live in registers.
-  V acc0[R], acc1[R];
-  HWY_UNROLL(6)
-  for (int r = 0; r < R; ++r) {
-    acc0[r] = hn::Zero(d);
-    acc1[r] = hn::Zero(d);
-  }
+  RowsTile<R> tile(d);
   // seg: where the current segment starts in row 0, stepped rather than
   // computed (k0 / seg_len was a 64-bit division per segment: the 7x7 RGB
   // stem has 7 segments of 21 values per tile).
@@ -48,35 +90,11 @@ void RowsKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda, int64_t
     for (int r = 0; r < R; ++r) rows[r] = seg + r * lda;
     const int64_t len = kc - k0 < seg_len ? kc - k0 : seg_len;
     for (int64_t k = 0; k < len; ++k) {
-      const V b0 = hn::LoadU(d, b);
-      const V b1 = hn::LoadU(d, b + N);
-      HWY_UNROLL(6)
-      for (int r = 0; r < R; ++r) {
-        const V av = hn::Set(d, rows[r][k]);
-        acc0[r] = hn::MulAdd(av, b0, acc0[r]);
-        acc1[r] = hn::MulAdd(av, b1, acc1[r]);
-      }
+      tile.Step(d, hn::LoadU(d, b), hn::LoadU(d, b + N), [&](int r) { return rows[r][k]; });
       b += 2 * N;
     }
   }
-  if (static_cast<size_t>(n) == 2 * N) {
-    HWY_UNROLL(6)
-    for (int r = 0; r < R; ++r) {
-      float* row = c + r * ldc;
-      hn::StoreU(accumulate ? hn::Add(hn::LoadU(d, row), acc0[r]) : acc0[r], d, row);
-      hn::StoreU(accumulate ? hn::Add(hn::LoadU(d, row + N), acc1[r]) : acc1[r], d, row + N);
-    }
-    return;
-  }
-  // A partial panel: through a buffer, then the n columns that exist.
-  HWY_ALIGN float tile[2 * HWY_LANES(float)];
-  HWY_UNROLL(6)
-  for (int r = 0; r < R; ++r) {
-    hn::Store(acc0[r], d, tile);
-    hn::Store(acc1[r], d, tile + N);
-    float* row = c + r * ldc;
-    for (int j = 0; j < n; ++j) row[j] = accumulate ? row[j] + tile[j] : tile[j];
-  }
+  tile.Store(d, c, ldc, n, accumulate);
 }
 
 // RowsKernelF32 for a plain A (one segment) and a full panel of a row-major
@@ -92,31 +110,15 @@ void RowsPackingKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda,
                           float* HWY_RESTRICT c, int64_t ldc, bool accumulate) {
   const hn::ScalableTag<float> d;
   const size_t N = hn::Lanes(d);
-  using V = hn::Vec<decltype(d)>;
-  V acc0[R], acc1[R];
-  HWY_UNROLL(6)
-  for (int r = 0; r < R; ++r) {
-    acc0[r] = hn::Zero(d);
-    acc1[r] = hn::Zero(d);
-  }
+  RowsTile<R> tile(d);
   for (int64_t k = 0; k < kc; ++k) {
-    const V b0 = hn::LoadU(d, b + k * ldb);
-    const V b1 = hn::LoadU(d, b + k * ldb + N);
+    const auto b0 = hn::LoadU(d, b + k * ldb);
+    const auto b1 = hn::LoadU(d, b + k * ldb + N);
     hn::Store(b0, d, b_packed + k * 2 * N);
     hn::Store(b1, d, b_packed + k * 2 * N + N);
-    HWY_UNROLL(6)
-    for (int r = 0; r < R; ++r) {
-      const V av = hn::Set(d, a[r * lda + k]);
-      acc0[r] = hn::MulAdd(av, b0, acc0[r]);
-      acc1[r] = hn::MulAdd(av, b1, acc1[r]);
-    }
+    tile.Step(d, b0, b1, [&](int r) { return a[r * lda + k]; });
   }
-  HWY_UNROLL(6)
-  for (int r = 0; r < R; ++r) {
-    float* row = c + r * ldc;
-    hn::StoreU(accumulate ? hn::Add(hn::LoadU(d, row), acc0[r]) : acc0[r], d, row);
-    hn::StoreU(accumulate ? hn::Add(hn::LoadU(d, row + N), acc1[r]) : acc1[r], d, row + N);
-  }
+  tile.Store(d, c, ldc, static_cast<int>(2 * N), accumulate);
 }
 
 RowsKernel GetRowsKernel() {
