@@ -79,8 +79,7 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   const int64_t nc_pad = CeilDiv(std::min(nc, n), nr) * nr;
   const int64_t ms = std::max(mc * kMCBlocksPerStep,
                               (kPackedStepFloats / kc_max - nc_pad) / mc * mc);
-  const int participants =
-      units == nullptr ? 1 : units->size() + (units->OnUnit() ? 0 : 1);
+  const int participants = Participants(units);
   // A blocks are packed in slices of kAPackSlicePanels micro-panels
   // (OnceEach::RunEach), so units starting on the same block share its
   // packing instead of one waiting for the other.

@@ -48,18 +48,12 @@ void NarrowBGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, boo
   // the panel keeps half of L1. Equal K blocks: K = 300 is 2 x 150.
   const int64_t kc_max = CeilDiv(k, CeilDiv(k, kRowsKC));
   const int64_t k_blocks = CeilDiv(k, kc_max);
-  const Matrix* in_memory = a.InMemory();
-  const Matrix* a_in_place =
-      in_memory != nullptr && in_memory->dtype == TF_FLOAT && in_memory->col_stride == 1
-          ? in_memory
-          : nullptr;
+  const Matrix* a_in_place = FloatRowsInPlace(a);
   // Blocks of rows: enough per participant that the last is short, at most
   // MC rows (the block's A stays in L2 while every panel passes over it).
-  const int participants =
-      units == nullptr ? 1 : units->size() + (units->OnUnit() ? 0 : 1);
-  const int64_t block_rows = std::min(
-      CeilDiv(kMC, mr) * mr,
-      std::max<int64_t>(4 * mr, CeilDiv(CeilDiv(m, kTilesPerParticipant * participants), mr) * mr));
+  const int64_t tiles = kTilesPerParticipant * Participants(units);
+  const int64_t block_rows =
+      std::min(CeilDiv(kMC, mr) * mr, std::max<int64_t>(4 * mr, CeilDiv(CeilDiv(m, tiles), mr) * mr));
   const int64_t row_blocks = CeilDiv(m, block_rows);
 
   // B packed panel by panel: K block pc's panels start at pc * panels * nr
@@ -90,20 +84,12 @@ void NarrowBGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, boo
           const int n_eff = static_cast<int>(std::min(nr, n - col));
           float* c_block = c + row0 * ldc + col;
           if (packed_a != nullptr) {
-            for (int64_t i = 0; i < rows; i += mr) {
-              const int m_eff = static_cast<int>(std::min(mr, rows - i));
-              packed.run(kc, packed_a + i * kc, b_panel, c_block + i * ldc, ldc, m_eff, n_eff,
-                         add);
-            }
-            continue;
-          }
-          const int64_t lda = a_in_place->row_stride;
-          const float* a_rows = static_cast<const float*>(a_in_place->data) + row0 * lda + pc;
-          for (int64_t i = 0; i < rows;) {
-            const int r = RowsKernel::TileRows(rows - i);
-            direct.run[r](kc, a_rows + i * lda, lda, kc, 0, b_panel, c_block + i * ldc, ldc,
-                          n_eff, add);
-            i += r;
+            RowTilesPacked(packed, kc, packed_a, b_panel, c_block, ldc, rows, n_eff, add);
+          } else {
+            const int64_t lda = a_in_place->row_stride;
+            RowTilesInPlace(direct, kc,
+                            static_cast<const float*>(a_in_place->data) + row0 * lda + pc, lda,
+                            b_panel, c_block, ldc, 0, rows, n_eff, add);
           }
         }
       }

@@ -77,20 +77,11 @@ void ComputePanels(const PackableA& a, const Matrix& b, float* c, int64_t ldc, b
         PackB(b, pc, kc, col, n_eff, plan.packed.nr, packed_b);
       }
       if (packed_a != nullptr) {
-        for (int64_t r = 0; r < m; r += mr) {
-          const int m_eff = static_cast<int>(std::min(mr, m - r));
-          plan.packed.run(kc, packed_a + r * kc, packed_b, c + r * ldc + col, ldc, m_eff, n_eff,
-                          add);
-        }
-        continue;
-      }
-      const Matrix& am = *plan.a_in_place;
-      const float* a_data = static_cast<const float*>(am.data) + pc;
-      for (; i < m;) {
-        const int rows = RowsKernel::TileRows(m - i);
-        plan.rows.run[rows](kc, a_data + i * am.row_stride, am.row_stride, kc, 0, packed_b,
-                            c + i * ldc + col, ldc, n_eff, add);
-        i += rows;
+        RowTilesPacked(plan.packed, kc, packed_a, packed_b, c + col, ldc, m, n_eff, add);
+      } else {
+        const Matrix& am = *plan.a_in_place;
+        RowTilesInPlace(plan.rows, kc, static_cast<const float*>(am.data) + pc, am.row_stride,
+                        packed_b, c + col, ldc, i, m, n_eff, add);
       }
     }
   }
@@ -106,10 +97,7 @@ void SmallMGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   Plan plan;
   plan.packed = CurrentMicroKernel();
   plan.rows = CurrentRowsKernel();
-  const Matrix* am = a.InMemory();
-  if (am != nullptr && am->dtype == TF_FLOAT && am->col_stride == 1) {
-    plan.a_in_place = am;
-  }
+  plan.a_in_place = FloatRowsInPlace(a);
   if (b.dtype == TF_FLOAT && b.col_stride == 1) plan.b_in_place = &b;
   // Equal KC blocks: K = 300 is 2 x 150, not 256 + 44.
   plan.kc_max = CeilDiv(a.cols(), CeilDiv(a.cols(), kRowsKC));
@@ -120,8 +108,7 @@ void SmallMGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   }
   // One contiguous run of panels per participant: each handles (or packs)
   // A once per K block, whatever its share.
-  const int64_t participants = units->size() + (units->OnUnit() ? 0 : 1);
-  const size_t grain = static_cast<size_t>(CeilDiv(panels, participants));
+  const size_t grain = static_cast<size_t>(CeilDiv(panels, Participants(units)));
   units->ParallelFor(static_cast<size_t>(panels), grain, [&](size_t begin, size_t end) {
     ComputePanels(a, b, c, ldc, accumulate, plan, static_cast<int64_t>(begin),
                   static_cast<int64_t>(end));

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "kernels/gemm/vacc_gemm.h"
+#include "kernels/gemm/vacc_gemm_microkernel.h"
 #include "vacc_compute_units.h"
 #include "vacc_spin_lock.h"
 
@@ -36,6 +37,42 @@ inline bool EmptyProduct(const PackableA& a, const Matrix& b, float* c, int64_t 
     for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
   }
   return true;
+}
+
+// Threads that take part in a parallel step on `units`: the units, plus the
+// caller when it is not one of them (1 without units).
+inline int Participants(ComputeUnits* units) {
+  return units == nullptr ? 1 : units->size() + (units->OnUnit() ? 0 : 1);
+}
+
+// A as a float32 matrix with contiguous rows, which the row kernels read in
+// place; NULL when it must be packed (im2col, transposed, 16-bit).
+inline const Matrix* FloatRowsInPlace(const PackableA& a) {
+  const Matrix* m = a.InMemory();
+  return m != nullptr && m->dtype == TF_FLOAT && m->col_stride == 1 ? m : nullptr;
+}
+
+// Rows [first, rows) of a block of C against one packed B panel, A's rows
+// read in place (lda apart, from the block's first row): tiles fitted to
+// the rows left (RowsKernel::TileRows).
+inline void RowTilesInPlace(const RowsKernel& kernel, int64_t kc, const float* a, int64_t lda,
+                            const float* b_panel, float* c, int64_t ldc, int64_t first,
+                            int64_t rows, int n, bool accumulate) {
+  for (int64_t i = first; i < rows;) {
+    const int r = RowsKernel::TileRows(rows - i);
+    kernel.run[r](kc, a + i * lda, lda, kc, 0, b_panel, c + i * ldc, ldc, n, accumulate);
+    i += r;
+  }
+}
+
+// The same with A packed as MR-row panels (PackableA::Pack of the block).
+inline void RowTilesPacked(const MicroKernel& kernel, int64_t kc, const float* packed_a,
+                           const float* b_panel, float* c, int64_t ldc, int64_t rows, int n,
+                           bool accumulate) {
+  for (int64_t i = 0; i < rows; i += kernel.mr) {
+    const int m = static_cast<int>(std::min<int64_t>(kernel.mr, rows - i));
+    kernel.run(kc, packed_a + i * kc, b_panel, c + i * ldc, ldc, m, n, accumulate);
+  }
 }
 
 // body(begin, end) over [0, n): split across `units` (items taken one by one,
