@@ -25,6 +25,13 @@ struct MicroKernel {
 // The micro-kernel of the Highway target dispatch selects now (VACC_SIMD).
 MicroKernel CurrentMicroKernel();
 
+// C[0..m) x [0..n) (+)= the first m x n of tile (rows ld apart): how the
+// micro-kernels store an edge tile, from a buffer. Out of line on purpose:
+// inlined, its loops (vectorized at -O3) made GCC 12 spill accumulators in
+// the kernels' k loops.
+void StoreTileCorner(const float* tile, int64_t ld, float* c, int64_t ldc, int m, int n,
+                     bool accumulate);
+
 // The micro-kernel for an A used in place (vacc_gemm_microkernel_rows.cc):
 // run[R] computes C[0..R) x [0..n) (+)= A[0..R) x [0..kc) * b_panel, for
 // R = 1..6 rows of A and a packed, zero-padded B panel (n <= nr). Row r's
