@@ -62,6 +62,13 @@ const Case kCases[] = {
     // sit between seams.
     {"wide_border_seams", {2, 6, 12, 3}, {3, 5, 3, 10}, 1, 1, 1, 1, Padding::kExplicit, {1, 2, 7, 8}},
     {"explicit_right_pad_only", {1, 5, 13, 4}, {3, 3, 4, 9}, 1, 2, 1, 1, Padding::kExplicit, {0, 1, 0, 4}},
+    // Rows near the top and bottom run in place over the kernel rows that
+    // read the input: with one K block per kernel row (3*50 values), the
+    // first block of the top row reads only padding and is skipped; with
+    // padding taller than the kernel, whole rows read only padding.
+    {"block_per_kernel_row_top_pad", {1, 6, 10, 50}, {3, 3, 50, 7}, 1, 1, 1, 1, Padding::kSame, {}},
+    {"pad_taller_than_kernel", {1, 5, 9, 3}, {3, 3, 3, 5}, 1, 1, 1, 1, Padding::kExplicit, {4, 3, 1, 1}},
+    {"dilated_rows_in_padding", {2, 9, 11, 2}, {3, 3, 2, 4}, 2, 1, 3, 1, Padding::kExplicit, {5, 4, 1, 2}},
     {"empty_batch", {0, 5, 5, 3}, {3, 3, 3, 4}, 1, 1, 1, 1, Padding::kSame, {}},
     {"empty_cout", {1, 5, 5, 3}, {3, 3, 3, 0}, 1, 1, 1, 1, Padding::kSame, {}},
     {"empty_cin", {1, 5, 5, 0}, {3, 3, 0, 4}, 1, 1, 1, 1, Padding::kSame, {}},
