@@ -11,6 +11,7 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/gemm/vacc_gemm_microkernel_rows.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 
 #include <cstdint>
@@ -32,6 +33,15 @@ struct RowsTile {
   using V = hn::Vec<D>;
   V acc0[R], acc1[R];
 
+  // Fetches the tile's lines of C now, so the store after the k loop does
+  // not wait for them (as KernelF32 does; C is usually out of cache).
+  static HWY_INLINE void PrefetchC(const float* c, int64_t ldc, int n) {
+    HWY_UNROLL(6)
+    for (int r = 0; r < R; ++r) {
+      hwy::Prefetch(c + r * ldc);
+      hwy::Prefetch(c + r * ldc + n - 1);
+    }
+  }
   explicit RowsTile(D d) {
     HWY_UNROLL(6)
     for (int r = 0; r < R; ++r) {
@@ -83,6 +93,7 @@ void RowsKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda, int64_t
                    int64_t ldc, int n, bool accumulate) {
   const hn::ScalableTag<float> d;
   const size_t N = hn::Lanes(d);
+  RowsTile<R>::PrefetchC(c, ldc, n);
   RowsTile<R> tile(d);
   // seg: where the current segment starts in row 0, stepped rather than
   // computed (k0 / seg_len was a 64-bit division per segment: the 7x7 RGB
@@ -131,6 +142,7 @@ void RowsPackingKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda,
                           float* HWY_RESTRICT c, int64_t ldc, bool accumulate) {
   const hn::ScalableTag<float> d;
   const size_t N = hn::Lanes(d);
+  RowsTile<R>::PrefetchC(c, ldc, static_cast<int>(2 * N));
   RowsTile<R> tile(d);
   for (int64_t k = 0; k < kc; ++k) {
     const auto b0 = hn::LoadU(d, b + k * ldb);
