@@ -60,8 +60,10 @@ void KernelF32(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_RESTRIC
   // With native FMA, unrolled x4 (constant offsets from a and b): one
   // pointer step and one loop test per 4 k steps. Each step uses only b0, b1
   // and av, so the accumulators stay in registers (checked in GCC 12's
-  // output at -O2 and -O3). Measured on Zen3, interleaved in one process:
-  // hot panels +2-4%, whole GEMMs 256^3-2048^3 +3-12%. Without FMA (SSE4) a
+  // output at -O2, the build's level; at -O3 it spills two on AVX2, which
+  // measured about as fast as one step per iteration). Measured on Zen3,
+  // interleaved in one process: hot panels +2-4%, whole GEMMs 256^3-2048^3
+  // +3-19%. Without FMA (SSE4) a
   // multiply-add needs a temporary, there is no spare register, and
   // unrolling made GCC spill: one step per iteration there.
   int64_t k = 0;
@@ -84,10 +86,26 @@ void KernelF32(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_RESTRIC
   // per-store selects: with the selects GCC 12 spilled two accumulators
   // inside the unrolled k loop.
   const bool full = m == kMR && static_cast<size_t>(n) == 2 * N;
-#define VACC_GEMM_STORE_ALL(STORE)                                                 STORE(0, c00, c01) STORE(1, c10, c11) STORE(2, c20, c21)                         STORE(3, c30, c31) STORE(4, c40, c41) STORE(5, c50, c51)
-#define VACC_GEMM_ADD_TO_C(R, V0, V1)                                              {                                                                                  float* row = c + (R) * ldc;                                                      hn::StoreU(hn::Add(hn::LoadU(d, row), V0), d, row);                              hn::StoreU(hn::Add(hn::LoadU(d, row + N), V1), d, row + N);                    }
-#define VACC_GEMM_STORE_TO(OUT, LD)                                                {                                                                                  float* out = (OUT);                                                              const int64_t ld = (LD);                                                         VACC_GEMM_STORE_ALL(VACC_GEMM_STORE_ROW)                                       }
-#define VACC_GEMM_STORE_ROW(R, V0, V1)                                             hn::StoreU(V0, d, out + (R) * ld);                                               hn::StoreU(V1, d, out + (R) * ld + N);
+// STORE(r, v0, v1) for each of the tile's six rows.
+#define VACC_GEMM_STORE_ALL(STORE)                                               \
+  STORE(0, c00, c01) STORE(1, c10, c11) STORE(2, c20, c21)                       \
+  STORE(3, c30, c31) STORE(4, c40, c41) STORE(5, c50, c51)
+#define VACC_GEMM_ADD_TO_C(R, V0, V1)                                            \
+  {                                                                              \
+    float* row = c + (R) * ldc;                                                  \
+    hn::StoreU(hn::Add(hn::LoadU(d, row), V0), d, row);                          \
+    hn::StoreU(hn::Add(hn::LoadU(d, row + N), V1), d, row + N);                  \
+  }
+// The tile to OUT, rows LD apart (VACC_GEMM_STORE_ROW uses out and ld).
+#define VACC_GEMM_STORE_TO(OUT, LD)                                              \
+  {                                                                              \
+    float* out = (OUT);                                                          \
+    const int64_t ld = (LD);                                                     \
+    VACC_GEMM_STORE_ALL(VACC_GEMM_STORE_ROW)                                     \
+  }
+#define VACC_GEMM_STORE_ROW(R, V0, V1)                                           \
+  hn::StoreU(V0, d, out + (R) * ld);                                             \
+  hn::StoreU(V1, d, out + (R) * ld + N);
   if (full) {
     if (accumulate) {
       VACC_GEMM_STORE_ALL(VACC_GEMM_ADD_TO_C)

@@ -107,9 +107,8 @@ void RowsKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda, int64_t
     // With native FMA, unrolled x2 (KernelF32 in vacc_gemm_microkernel.cc
     // takes x4): here x4 made GCC 12 spill two accumulators in the loop,
     // and the convolutions ran 2-11% slower. x2 keeps all in registers
-    // (checked at -O2 and -O3); measured interleaved
-    // against one step per iteration, the 3x3 Conv2D +5-7%, the stem
-    // (segments of 21) the same.
+    // (checked at -O2 and -O3). Measured interleaved against one step per
+    // iteration: the 3x3 Conv2D +5-7%, the stem (segments of 21) the same.
     int64_t k = 0;
     if (HWY_NATIVE_FMA) {
       for (; k + 2 <= len; k += 2) {
