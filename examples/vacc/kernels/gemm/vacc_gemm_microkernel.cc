@@ -60,10 +60,9 @@ void KernelF32(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_RESTRIC
   // With native FMA, unrolled x4 (constant offsets from a and b): one
   // pointer step and one loop test per 4 k steps. Each step uses only b0, b1
   // and av, so the accumulators stay in registers (checked in GCC 12's
-  // output at -O2, the build's level; at -O3 it spills two on AVX2, which
-  // measured about as fast as one step per iteration). Measured on Zen3,
-  // interleaved in one process: hot panels +2-4%, whole GEMMs 256^3-2048^3
-  // +3-19%. Without FMA (SSE4) a
+  // output at -O2 and -O3; with spills it ran no faster than one step per
+  // iteration). Measured on Zen3, interleaved in one process: hot panels
+  // +2-4%, whole GEMMs 256^3-2048^3 +3-19%. Without FMA (SSE4) a
   // multiply-add needs a temporary, there is no spare register, and
   // unrolling made GCC spill: one step per iteration there.
   int64_t k = 0;
@@ -143,8 +142,10 @@ namespace gemm {
 
 HWY_EXPORT(GetMicroKernel);
 
-void StoreTileCorner(const float* tile, int64_t ld, float* c, int64_t ldc, int m, int n,
-                     bool accumulate) {
+// Never inlined (see the header): at -O3 GCC 12 otherwise inlined it into
+// the kernels, and spilled accumulators in their k loops again.
+HWY_NOINLINE void StoreTileCorner(const float* tile, int64_t ld, float* c, int64_t ldc, int m,
+                                  int n, bool accumulate) {
   for (int r = 0; r < m; ++r) {
     for (int j = 0; j < n; ++j) {
       const float v = tile[r * ld + j];
