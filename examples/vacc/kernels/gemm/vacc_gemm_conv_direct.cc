@@ -172,6 +172,13 @@ void DirectConv2D(const ConvGeometry& g, const float* x, const Matrix& w, float*
     return kh_lo < kh_hi;
   };
 
+  // How many interior pixels join a row's seam (SeamExtension): the border
+  // is the row's right one, plus the next row's left one when that row runs
+  // in place; computed once for both.
+  const int64_t right_border = g.out_w - ow_hi;
+  const int64_t extra_to_next = SeamExtension(ow_hi - ow_lo, right_border + ow_lo, mr);
+  const int64_t extra_alone = SeamExtension(ow_hi - ow_lo, right_border, mr);
+
   // Output rows one at a time (each is tens of microseconds of work): a
   // unit finishing early takes the next row, not a quarter of its share.
   ForEachItem(units, static_cast<size_t>(rows_total), [&](size_t begin, size_t end) {
@@ -191,10 +198,9 @@ void DirectConv2D(const ConvGeometry& g, const float* x, const Matrix& w, float*
       // The seam also takes the row's last `extra` interior pixels, when
       // that fills its packed tiles better (SeamExtension).
       const int64_t head = !in_place ? g.out_w : row == 0 || !row_in_place(row - 1) ? ow_lo : 0;
-      const int64_t border =
-          !in_place ? 0
-                  : g.out_w - ow_hi + (row + 1 < rows_total && row_in_place(row + 1) ? ow_lo : 0);
-      const int64_t extra = in_place ? SeamExtension(ow_hi - ow_lo, border, mr) : 0;
+      const bool to_next = row + 1 < rows_total && row_in_place(row + 1);
+      const int64_t border = !in_place ? 0 : right_border + (to_next ? ow_lo : 0);
+      const int64_t extra = !in_place ? 0 : to_next ? extra_to_next : extra_alone;
       const int64_t lo = in_place ? ow_lo : g.out_w, hi = in_place ? ow_hi - extra : g.out_w;
       const int64_t seam = border + extra;
       const int64_t pixel0 = row * g.out_w;
@@ -226,12 +232,10 @@ void DirectConv2D(const ConvGeometry& g, const float* x, const Matrix& w, float*
           const float* b_panel = filter + kb.packed_offset + p * nr * kb.kc;
           const int n_eff = static_cast<int>(std::min(nr, g.out_c - p * nr));
           float* y_col = y_row + p * nr;
-          for (int64_t i = lo; run_in_place && i < hi;) {
-            const int r = RowsKernel::TileRows(hi - i);
-            direct.run[r](kc_in_place, a0 + (i - lo) * lda, lda, kb.seg_len, seg_stride,
-                          b_panel + skip * kb.seg_len * nr, y_col + i * g.out_c, g.out_c, n_eff,
-                          in_place_add);
-            i += r;
+          if (run_in_place) {
+            RowTilesInPlace(direct, kc_in_place, a0, lda, b_panel + skip * kb.seg_len * nr,
+                            y_col + lo * g.out_c, g.out_c, 0, hi - lo, n_eff, in_place_add,
+                            kb.seg_len, seg_stride);
           }
           auto run_gathered = [&](int64_t first, int64_t count, const float* a) {
             for (int64_t i = 0; i < count; i += mr) {

@@ -54,13 +54,17 @@ inline const Matrix* FloatRowsInPlace(const PackableA& a) {
 
 // Rows [first, rows) of a block of C against one packed B panel, A's rows
 // read in place (lda apart, from the block's first row): tiles fitted to
-// the rows left (RowsKernel::TileRows).
+// the rows left (RowsKernel::TileRows). A row of A is one run of kc values,
+// or, for the direct convolution, runs of seg_len values seg_stride apart.
 inline void RowTilesInPlace(const RowsKernel& kernel, int64_t kc, const float* a, int64_t lda,
                             const float* b_panel, float* c, int64_t ldc, int64_t first,
-                            int64_t rows, int n, bool accumulate) {
+                            int64_t rows, int n, bool accumulate, int64_t seg_len = 0,
+                            int64_t seg_stride = 0) {
+  if (seg_len == 0) seg_len = kc;
   for (int64_t i = first; i < rows;) {
     const int r = RowsKernel::TileRows(rows - i);
-    kernel.run[r](kc, a + i * lda, lda, kc, 0, b_panel, c + i * ldc, ldc, n, accumulate);
+    kernel.run[r](kc, a + i * lda, lda, seg_len, seg_stride, b_panel, c + i * ldc, ldc, n,
+                  accumulate);
     i += r;
   }
 }
