@@ -13,10 +13,12 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <new>
 #include <thread>
 #include <vector>
 
 #include "vacc_compute_units.h"
+#include "vacc_heap.h"
 #include "vacc_stream.h"
 
 namespace vacc_bench {
@@ -58,6 +60,26 @@ inline void SplitOnThreads(int threads, size_t n, const std::function<void(size_
   body(0, std::min(n, per));
   for (std::thread& t : pool) t.join();
 }
+
+// Operands aligned as a tensor buffer is on a vacc device (DeviceHeap) and
+// in TensorFlow's CPU allocator: 64 bytes. A std::vector<float> is only
+// 16-byte aligned, at an offset that depends on what the heap held before,
+// so a kernel's rows of C could start mid-line in one benchmark and not in
+// the next. (On the 7x7 stem, measured interleaved, the offset made no
+// difference beyond noise; the point is measuring what TensorFlow runs.)
+template <typename T>
+struct DeviceAlignedAllocator {
+  using value_type = T;
+  static constexpr std::align_val_t kAlign{vacc::DeviceHeap::kAlignment};
+  DeviceAlignedAllocator() = default;
+  template <typename U>
+  explicit DeviceAlignedAllocator(const DeviceAlignedAllocator<U>&) {}
+  T* allocate(size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), kAlign)); }
+  void deallocate(T* p, size_t) { ::operator delete(p, kAlign); }
+  bool operator==(const DeviceAlignedAllocator&) const { return true; }
+  bool operator!=(const DeviceAlignedAllocator&) const { return false; }
+};
+using DeviceFloats = std::vector<float, DeviceAlignedAllocator<float>>;
 
 // A page-aligned buffer of n floats, every page touched (no first-touch
 // faults inside a measurement).

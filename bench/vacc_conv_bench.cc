@@ -54,7 +54,7 @@ struct Problem {
 };
 
 struct Operands {
-  std::vector<float> x, filter, y;
+  vacc_bench::DeviceFloats x, filter, y;
   explicit Operands(const vacc::ConvGeometry& g)
       : x(static_cast<size_t>(vacc::NumElements(g.InputShape()))),
         filter(static_cast<size_t>(vacc::NumElements(g.FilterShape()))),

@@ -35,9 +35,10 @@ struct Problem {
   double Flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(n) * k; }
 };
 
-// Operands per problem, filled once (random values in [-1, 1)).
+// Operands per problem, filled once (random values in [-1, 1)), aligned as
+// on a vacc device (DeviceFloats).
 struct Operands {
-  std::vector<float> a, b, c;
+  vacc_bench::DeviceFloats a, b, c;
   explicit Operands(const Problem& p)
       : a(static_cast<size_t>(p.m * p.k)), b(static_cast<size_t>(p.k * p.n)),
         c(static_cast<size_t>(p.m * p.n)) {

@@ -56,10 +56,10 @@ const Case kCases[] = {
     {"kernel_row_over_kc", {1, 6, 9, 100}, {3, 3, 100, 20}, 1, 1, 1, 1, Padding::kSame, {}},
     {"wide_rows_stride_3", {2, 7, 40, 3}, {3, 5, 3, 17}, 2, 3, 1, 1, Padding::kSame, {}},
     {"filter_wider_than_input", {1, 6, 3, 2}, {2, 5, 2, 3}, 1, 1, 1, 1, Padding::kSame, {}},
-    // A row's right border and the next row's left border are gathered
-    // together (the seam), across image boundaries too; wide borders make
-    // seams of several tiles, and top/bottom padding rows gathered whole
-    // sit between seams.
+    // Border pixels run over copies of the input columns they read, zeros
+    // in the padding (CopyWindow): wide borders make windows of several
+    // tiles, padding on one side only leaves the other window empty, and
+    // rows that read only padding are zeros between rows that run.
     {"wide_border_seams", {2, 6, 12, 3}, {3, 5, 3, 10}, 1, 1, 1, 1, Padding::kExplicit, {1, 2, 7, 8}},
     {"explicit_right_pad_only", {1, 5, 13, 4}, {3, 3, 4, 9}, 1, 2, 1, 1, Padding::kExplicit, {0, 1, 0, 4}},
     // Rows near the top and bottom run in place over the kernel rows that

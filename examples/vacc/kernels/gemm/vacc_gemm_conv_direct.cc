@@ -4,21 +4,21 @@
 //
 //   pack the whole filter as KC x NR panels, in parallel   (once; it is small)
 //   for each output row (n, oh), in parallel
+//     copy the input columns its left and right border pixels read into
+//       two small windows, zero where they fall in the padding
 //     for each K block (whole kernel rows, up to ~KC values)
-//       gather the row's border pixels as packed panels
 //       for each B panel
-//         interior pixels, 6 at a time: RowsKernel on x in place, over the
+//         the row's pixels, up to 6 at a time: RowsKernel in place, on x for
+//           the interior and on the windows for the borders, over the
 //           block's kernel rows that read the input (near the top and
 //           bottom, the others read only padding: skipped)
-//         gathered pixels: the packed micro-kernel
 //
-// A row's right border and the next row's left border are consecutive
-// pixels, so one item gathers them together (the "seam"): a 3x3 SAME conv
-// then runs one packed tile per seam instead of one per border, each with
-// 1 of its 6 rows used (a 56-pixel row was 9 interior tiles + 2 border
-// tiles, now 9 + 1). The seam also takes a few of the row's last interior
-// pixels when that fills its tile (SeamExtension): that row is now 7 + 4 + 4
-// interior rows and one full seam tile, 56 FMA row slots instead of 60.
+// Every pixel runs in place, so there is no packed A and no gather: a
+// border pixel's patch is a window's columns laid out as x's are (KW*Cin
+// contiguous values per kernel row), which costs a copy of a few columns
+// per output row, not a transposing gather of whole patches. A border
+// tile also takes a few interior pixels when that fills it
+// (BorderSplit): a 3x3 SAME row of 56 pixels runs as 4 + 8 x 6 + 4 rows.
 #include "kernels/gemm/vacc_gemm_conv_direct.h"
 
 #include <algorithm>
@@ -29,7 +29,6 @@
 
 #include "kernels/gemm/vacc_gemm_blocking.h"
 #include "kernels/gemm/vacc_gemm_buffer.h"
-#include "kernels/gemm/vacc_gemm_im2col.h"
 #include "kernels/gemm/vacc_gemm_microkernel.h"
 #include "kernels/gemm/vacc_gemm_pack.h"
 #include "kernels/gemm/vacc_gemm_split.h"
@@ -39,7 +38,7 @@ namespace gemm {
 namespace {
 
 thread_local PackBuffer t_filter;   // the packed filter, of the thread running the conv
-thread_local PackBuffer t_gathered;  // each unit's gathered border pixels
+thread_local PackBuffer t_windows;  // each unit's border windows (CopyWindow)
 
 // A K block: kernel rows [kh, kh + rows) in full, or, when one kernel row is
 // longer than KC, columns [col0, col0 + len) of kernel row kh.
@@ -80,34 +79,77 @@ std::vector<KBlock> Blocks(const ConvGeometry& g, int64_t nr) {
   return blocks;
 }
 
-// How many of a row's last interior pixels to gather with its seam (its
-// right border and the next row's left border): the number that makes the
-// row cost the fewest FMA slots. A packed seam tile costs mr rows however
-// few it holds, and an in-place tile of r rows costs max(r, kBusyRows).
-// The 7x7 stem's rows (109 interior pixels, a 3-pixel seam) cost 116 row
-// slots as they were and 112 with 3 pixels moved; the 3x3 SAME conv's (54
-// interior, a seam of 2) 60 and 56 with 4 moved. Ties keep fewer moved:
-// each one is gathered.
-int64_t SeamExtension(int64_t interior, int64_t seam, int64_t mr) {
+// A row's pixels in three parts, each run in place: [0, left) over the
+// left window, [left, right) over x, [right, out_w) over the right window.
+// The borders' pixels must go to the windows (their patches reach into the
+// padding); a window may also take a few interior pixels, when that makes
+// the row cost fewer FMA row slots: an in-place tile of r rows costs
+// max(r, kBusyRows), so a 1-pixel border tile costs as much as a 4-pixel
+// one. Ties keep fewer pixels in the windows (each is copied).
+struct RowSplit {
+  int64_t left = 0, right = 0;
+};
+
+RowSplit BorderSplit(int64_t ow_lo, int64_t ow_hi, int64_t out_w, int64_t mr) {
   // The fewest rows whose 2 accumulators each keep both FMA pipes busy
   // (2 pipes x 4 cycles latency on Zen3 = 8 chains); fewer rows take as long.
   constexpr int64_t kBusyRows = 4;
-  if (seam == 0) return 0;  // no packed tile to fill
-  auto cost = [&](int64_t extra) {
-    int64_t slots = CeilDiv(seam + extra, mr) * mr;
-    for (int64_t left = interior - extra; left > 0;) {
+  auto cost = [&](int64_t pixels) {
+    int64_t slots = 0;
+    for (int64_t left = pixels; left > 0;) {
       const int64_t r = RowsKernel::TileRows(left);
       slots += std::max(r, kBusyRows);
       left -= r;
     }
     return slots;
   };
-  int64_t best = 0, best_cost = cost(0);
-  for (int64_t extra = 1; extra <= std::min(interior, 2 * mr - 1); ++extra) {
-    const int64_t c = cost(extra);
-    if (c < best_cost) best = extra, best_cost = c;
+  const int64_t interior = ow_hi - ow_lo, right_border = out_w - ow_hi;
+  const int64_t max_left = ow_lo == 0 ? 0 : std::min(interior, 2 * mr - 1);
+  RowSplit best{ow_lo, ow_hi};
+  int64_t best_cost = cost(ow_lo) + cost(interior) + cost(right_border), best_moved = 0;
+  for (int64_t l = 0; l <= max_left; ++l) {
+    const int64_t max_right = right_border == 0 ? 0 : std::min(interior - l, 2 * mr - 1);
+    for (int64_t r = 0; r <= max_right; ++r) {
+      const int64_t c = cost(ow_lo + l) + cost(interior - l - r) + cost(right_border + r);
+      if (c < best_cost || (c == best_cost && l + r < best_moved)) {
+        best = {ow_lo + l, ow_hi - r};
+        best_cost = c;
+        best_moved = l + r;
+      }
+    }
   }
   return best;
+}
+
+// The input columns that output pixels [ow0, ow0 + count) of one output row
+// read, for kernel rows [kh_lo, kh_hi) (all inside the input vertically),
+// copied as x lays them out: `count` pixels stride_w*Cin values apart, one
+// kernel row `stride` values after the previous. Columns in the left or
+// right padding are zeros.
+struct Window {
+  const float* data = nullptr;
+  int64_t stride = 0;
+};
+
+Window CopyWindow(const ConvGeometry& g, const float* x, int64_t n, int64_t ih0, int64_t kh_lo,
+                  int64_t kh_hi, int64_t ow0, int64_t count, float* buffer) {
+  const int64_t cols = (count - 1) * g.stride_w + g.k_w;
+  const int64_t iw0 = ow0 * g.stride_w - g.pad_left;
+  const int64_t stride = cols * g.in_c;
+  const int64_t c_lo = std::max<int64_t>(0, -iw0), c_hi = std::min(cols, g.in_w - iw0);
+  for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
+    float* row = buffer + (kh - kh_lo) * stride;
+    const int64_t ih = ih0 + kh * g.dilation_h;
+    if (c_lo >= c_hi) {
+      std::fill(row, row + stride, 0.0f);
+      continue;
+    }
+    std::fill(row, row + c_lo * g.in_c, 0.0f);
+    std::copy_n(x + ((n * g.in_h + ih) * g.in_w + iw0 + c_lo) * g.in_c, (c_hi - c_lo) * g.in_c,
+                row + c_lo * g.in_c);
+    std::fill(row + c_hi * g.in_c, row + stride, 0.0f);
+  }
+  return {buffer, stride};
 }
 
 }  // namespace
@@ -119,9 +161,8 @@ bool DirectConvApplies(const ConvGeometry& g, TF_DataType x_dtype) {
 
 void DirectConv2D(const ConvGeometry& g, const float* x, const Matrix& w, float* y,
                   ComputeUnits* units) {
-  const MicroKernel packed = CurrentMicroKernel();
   const RowsKernel direct = CurrentRowsKernel();
-  const int64_t nr = packed.nr, mr = packed.mr;
+  const int64_t nr = direct.nr, mr = RowsKernel::kMaxRows;
   const int64_t panels = CeilDiv(g.out_c, nr);
   const std::vector<KBlock> blocks = Blocks(g, nr);
   const int64_t patch = g.k_h * g.k_w * g.in_c;
@@ -133,7 +174,7 @@ void DirectConv2D(const ConvGeometry& g, const float* x, const Matrix& w, float*
     for (int64_t item = static_cast<int64_t>(begin); item < static_cast<int64_t>(end); ++item) {
       const KBlock& kb = blocks[static_cast<size_t>(item / panels)];
       const int64_t p = item % panels;
-      PackB(w, kb.k0, kb.kc, p * nr, std::min(nr, g.out_c - p * nr), packed.nr,
+      PackB(w, kb.k0, kb.kc, p * nr, std::min(nr, g.out_c - p * nr), direct.nr,
             filter + kb.packed_offset + p * nr * kb.kc);
     }
   });
@@ -147,107 +188,88 @@ void DirectConv2D(const ConvGeometry& g, const float* x, const Matrix& w, float*
       last_iw + g.pad_left < 0
           ? ow_lo
           : std::max(ow_lo, std::min(g.out_w, (last_iw + g.pad_left) / g.stride_w + 1));
-  const std::unique_ptr<PackableA> gather = Im2ColA(g, x, TF_FLOAT);
-  const int64_t kc_max = [&] {
-    int64_t m = 0;
-    for (const KBlock& kb : blocks) m = std::max(m, kb.kc);
-    return m;
-  }();
+  // The same for every row: which pixels run over the windows.
+  const RowSplit split = BorderSplit(ow_lo, ow_hi, g.out_w, mr);
+  const int64_t right_count = g.out_w - split.right;
+  auto window_floats = [&](int64_t count) {
+    return count == 0 ? 0 : g.k_h * ((count - 1) * g.stride_w + g.k_w) * g.in_c;
+  };
   const int64_t lda = g.stride_w * g.in_c;
-  const int64_t seg_stride = g.dilation_h * g.in_w * g.in_c;
+  const int64_t row_len = g.k_w * g.in_c;
+  const int64_t x_row_stride = g.dilation_h * g.in_w * g.in_c;
 
   // The kernel rows [kh_lo, kh_hi) whose taps fall inside the input for
-  // output row `row`; the others read only the top/bottom padding (zeros),
-  // so the in-place kernels skip them. A row with none (possible only with
-  // padding of at least a kernel's height) is gathered whole.
-  const int64_t rows_total = g.batch * g.out_h;
+  // output row `row`; the others read only the top/bottom padding (zeros)
+  // and are skipped. A row with none (possible only with padding of at
+  // least a kernel's height) is zeros.
   auto valid_kernel_rows = [&](int64_t row, int64_t* kh_lo, int64_t* kh_hi) {
     const int64_t ih0 = row % g.out_h * g.stride_h - g.pad_top;
     *kh_lo = ih0 >= 0 ? 0 : CeilDiv(-ih0, g.dilation_h);
     *kh_hi = ih0 >= g.in_h ? 0 : std::min(g.k_h, (g.in_h - 1 - ih0) / g.dilation_h + 1);
   };
-  auto row_in_place = [&](int64_t row) {
-    int64_t kh_lo, kh_hi;
-    valid_kernel_rows(row, &kh_lo, &kh_hi);
-    return kh_lo < kh_hi;
-  };
-
-  // How many interior pixels join a row's seam (SeamExtension): the border
-  // is the row's right one, plus the next row's left one when that row runs
-  // in place; computed once for both.
-  const int64_t right_border = g.out_w - ow_hi;
-  const int64_t extra_to_next = SeamExtension(ow_hi - ow_lo, right_border + ow_lo, mr);
-  const int64_t extra_alone = SeamExtension(ow_hi - ow_lo, right_border, mr);
 
   // Output rows one at a time (each is tens of microseconds of work): a
   // unit finishing early takes the next row, not a quarter of its share.
-  ForEachItem(units, static_cast<size_t>(rows_total), [&](size_t begin, size_t end) {
-    // The head, then the seam (with up to 2 mr - 1 interior pixels), each
-    // rounded up to whole panels.
-    float* gathered = t_gathered.Get((CeilDiv(g.out_w + ow_lo, mr) + 4) * mr * kc_max);
-    if (gathered == nullptr) std::abort();  // out of host memory
+  ForEachItem(units, static_cast<size_t>(g.batch * g.out_h), [&](size_t begin, size_t end) {
+    // (At least one float: a buffer never grown is NULL.)
+    float* left_buffer =
+        t_windows.Get(std::max<int64_t>(1, window_floats(split.left) + window_floats(right_count)));
+    if (left_buffer == nullptr) std::abort();  // out of host memory
+    float* right_buffer = left_buffer + window_floats(split.left);
     for (int64_t row = static_cast<int64_t>(begin); row < static_cast<int64_t>(end); ++row) {
-      const int64_t n = row / g.out_h, oh = row % g.out_h;
-      const int64_t ih0 = oh * g.stride_h - g.pad_top;
+      const int64_t n = row / g.out_h;
+      const int64_t ih0 = row % g.out_h * g.stride_h - g.pad_top;
+      float* y_row = y + row * g.out_w * g.out_c;
       int64_t kh_lo, kh_hi;
       valid_kernel_rows(row, &kh_lo, &kh_hi);
-      const bool in_place = kh_lo < kh_hi;
-      // Pixels gathered, relative to the row's first: the head [0, head)
-      // and the seam [hi, hi + seam), which runs into the next row's left
-      // border when that row runs in place too (its item then skips its head).
-      // The seam also takes the row's last `extra` interior pixels, when
-      // that fills its packed tiles better (SeamExtension).
-      const int64_t head = !in_place ? g.out_w : row == 0 || !row_in_place(row - 1) ? ow_lo : 0;
-      const bool to_next = row + 1 < rows_total && row_in_place(row + 1);
-      const int64_t border = !in_place ? 0 : right_border + (to_next ? ow_lo : 0);
-      const int64_t extra = !in_place ? 0 : to_next ? extra_to_next : extra_alone;
-      const int64_t lo = in_place ? ow_lo : g.out_w, hi = in_place ? ow_hi - extra : g.out_w;
-      const int64_t seam = border + extra;
-      const int64_t pixel0 = row * g.out_w;
-      float* y_row = y + pixel0 * g.out_c;
-      // Whether an in-place block ran yet: blocks reading only padding are
-      // skipped there, so the first one to run may not be block 0.
-      bool in_place_add = false;
-      for (size_t bi = 0; bi < blocks.size(); ++bi) {
-        const KBlock& kb = blocks[bi];
-        const bool add = bi > 0;
-        const int64_t seam_at = CeilDiv(head, mr) * mr;  // in the buffer, after the head
-        if (head > 0) gather->Pack(pixel0, head, kb.k0, kb.kc, packed.mr, gathered);
-        if (seam > 0) {
-          gather->Pack(pixel0 + hi, seam, kb.k0, kb.kc, packed.mr, gathered + seam_at * kb.kc);
-        }
-        // The block's kernel rows that read the input: [r0, r1), skipping
-        // `skip` rows (of seg_len values each) at its start.
+      if (kh_lo >= kh_hi) {
+        std::fill(y_row, y_row + g.out_w * g.out_c, 0.0f);
+        continue;
+      }
+      // The row's three parts: where a pixel's tap (kh_lo, 0) is, how far
+      // apart one kernel row's values are from the next's, and its pixels.
+      struct Part {
+        const float* tap0;
+        int64_t seg_stride, first, count;
+      };
+      const Window left = split.left == 0 ? Window{}
+                                          : CopyWindow(g, x, n, ih0, kh_lo, kh_hi, 0, split.left,
+                                                       left_buffer);
+      const Window right = right_count == 0 ? Window{}
+                                            : CopyWindow(g, x, n, ih0, kh_lo, kh_hi, split.right,
+                                                         right_count, right_buffer);
+      // Tap (kh_lo, 0) of pixel split.left, an offset summed before it is
+      // added to x (ih0 may be negative; the tap is inside x).
+      const float* interior =
+          split.right == split.left
+              ? nullptr
+              : x + (((n * g.in_h + ih0) * g.in_w + (split.left * g.stride_w - g.pad_left)) *
+                         g.in_c +
+                     kh_lo * x_row_stride);
+      const Part parts[] = {{left.data, left.stride, 0, split.left},
+                            {interior, x_row_stride, split.left, split.right - split.left},
+                            {right.data, right.stride, split.right, right_count}};
+      // Whether a block ran yet: blocks reading only padding are skipped,
+      // so the first one to run (which stores rather than adds) may not be
+      // block 0.
+      bool add = false;
+      for (const KBlock& kb : blocks) {
+        // The block's kernel rows that read the input: [r0, r1).
         const int64_t r0 = std::max(kb.kh0, kh_lo), r1 = std::min(kb.kh0 + kb.kh_count, kh_hi);
-        const bool run_in_place = lo < hi && r0 < r1;
-        const int64_t skip = r0 - kb.kh0, kc_in_place = (r1 - r0) * kb.seg_len;
-        // Tap (r0, 0) of pixel lo, an offset summed before it is added to x
-        // (ih0 may be negative; the tap is inside x).
-        const float* a0 =
-            run_in_place
-                ? x + (((n * g.in_h + ih0) * g.in_w + (lo * g.stride_w - g.pad_left)) * g.in_c +
-                       kb.a_offset + skip * seg_stride)
-                : nullptr;
+        if (r0 >= r1) continue;
+        const int64_t skip = r0 - kb.kh0, kc = (r1 - r0) * kb.seg_len;
+        const int64_t col0 = kb.k0 - kb.kh0 * row_len;  // within a kernel row (pieces)
         for (int64_t p = 0; p < panels; ++p) {
-          const float* b_panel = filter + kb.packed_offset + p * nr * kb.kc;
+          const float* b_panel = filter + kb.packed_offset + p * nr * kb.kc + skip * kb.seg_len * nr;
           const int n_eff = static_cast<int>(std::min(nr, g.out_c - p * nr));
-          float* y_col = y_row + p * nr;
-          if (run_in_place) {
-            RowTilesInPlace(direct, kc_in_place, a0, lda, b_panel + skip * kb.seg_len * nr,
-                            y_col + lo * g.out_c, g.out_c, 0, hi - lo, n_eff, in_place_add,
-                            kb.seg_len, seg_stride);
+          for (const Part& part : parts) {
+            if (part.count == 0) continue;
+            RowTilesInPlace(direct, kc, part.tap0 + (r0 - kh_lo) * part.seg_stride + col0, lda,
+                            b_panel, y_row + part.first * g.out_c + p * nr, g.out_c, 0, part.count,
+                            n_eff, add, kb.seg_len, part.seg_stride);
           }
-          auto run_gathered = [&](int64_t first, int64_t count, const float* a) {
-            for (int64_t i = 0; i < count; i += mr) {
-              const int m_eff = static_cast<int>(std::min(mr, count - i));
-              packed.run(kb.kc, a + i * kb.kc, b_panel, y_col + (first + i) * g.out_c, g.out_c,
-                         m_eff, n_eff, add);
-            }
-          };
-          run_gathered(0, head, gathered);
-          run_gathered(hi, seam, gathered + seam_at * kb.kc);
         }
-        in_place_add = in_place_add || run_in_place;
+        add = true;
       }
     }
   });

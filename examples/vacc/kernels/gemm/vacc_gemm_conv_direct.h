@@ -5,8 +5,9 @@
 // values (no horizontal dilation), and the pixels of one output row are
 // stride_w*Cin values apart: so a tile of up to 6 pixels of a row whose
 // patches lie wholly inside the input is an A operand in place, read by the
-// segmented RowsKernel. Only pixels whose patch touches the padding (the
-// image border) are gathered (Im2ColA) and go through the packed kernel.
+// segmented RowsKernel. Pixels whose patch touches the padding (the image
+// border) run the same way over a small copy of the input columns they
+// read, with zeros for the padding: no pixel's patch is gathered.
 //
 // This matters most where gathering is most of the work: an RGB stem
 // (7x7x3 patches, K = 147) spends a third of its time packing A through
