@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // bench_vacc_elementwise: vacc's memory-bound kernels on DRAM-sized tensors
-// (64 Mi floats, 256 MiB per tensor, far beyond the 32 MiB L3), each next to
+// (64 Mi floats, 256 MiB per tensor, far beyond the 32 MiB L3), and a bias
+// add on a Conv2D output that stays in L3 (1568 Ki floats), each next to
 // STREAM-style anchors: a plain AVX2 loop moving the same bytes on the same
 // number of threads, once with plain stores and once with streaming
 // (non-temporal) stores; the vacc benchmark pairs with the faster of the
@@ -29,6 +30,10 @@ namespace {
 
 constexpr size_t kN = size_t{64} << 20;  // floats per tensor
 constexpr size_t kChannels = 1024;       // BiasAdd: [64Ki, 1024] + [1024]
+// BiasAdd after the 3x3 Conv2D of bench_vacc_conv: [8*56*56, 64] + [64],
+// 6.1 MiB (in L3, so plain stores): many short rows.
+constexpr size_t kConvPixels = 8 * 56 * 56, kConvChannels = 64;
+constexpr size_t kConvN = kConvPixels * kConvChannels;
 
 struct Buffers {
   float* a = vacc_bench::Floats(kN, 1.0f);
@@ -78,8 +83,9 @@ __attribute__((target("avx2"))) void StreamCopy(const float* a, float* c, size_t
 }
 
 // "anchor/stream_copy/64Mi/t1", "anchor/stream_copy_nt/64Mi/t1" (streaming stores), ...
-std::string AnchorName(const std::string& kind, bool streaming, int threads) {
-  return "anchor/" + kind + (streaming ? "_nt" : "") + "/64Mi/t" + std::to_string(threads);
+std::string AnchorName(const std::string& kind, bool streaming, int threads,
+                       const std::string& size = "64Mi") {
+  return "anchor/" + kind + (streaming ? "_nt" : "") + "/" + size + "/t" + std::to_string(threads);
 }
 
 constexpr char kRate[] = "gbps";  // the counter: GB (1e9 bytes) moved per second
@@ -94,11 +100,12 @@ void AnchorAdd(benchmark::State& state, int threads) {
   });
 }
 
+// A copy of the first n floats of a to c.
 template <bool kStream>
-void AnchorCopy(benchmark::State& state, int threads) {
+void AnchorCopy(benchmark::State& state, int threads, size_t n) {
   Buffers& m = Bufs();
-  vacc_bench::TimeRate(state, kRate, 2.0 * kN * sizeof(float), [&] {
-    vacc_bench::SplitOnThreads(threads, kN, [&](size_t b, size_t e) { StreamCopy<kStream>(m.a, m.c, b, e); });
+  vacc_bench::TimeRate(state, kRate, 2.0 * n * sizeof(float), [&] {
+    vacc_bench::SplitOnThreads(threads, n, [&](size_t b, size_t e) { StreamCopy<kStream>(m.a, m.c, b, e); });
     benchmark::ClobberMemory();
     return true;
   });
@@ -109,7 +116,8 @@ void AnchorCopy(benchmark::State& state, int threads) {
 // Times `work` on a `threads`-unit device and pairs it with the faster of
 // the plain and streaming anchors `kind` ("stream_add", "stream_copy").
 void TimeVacc(benchmark::State& state, int threads, const char* kind, double bytes,
-              const std::function<void(vacc::ComputeUnits&)>& work) {
+              const std::function<void(vacc::ComputeUnits&)>& work,
+              const std::string& size = "64Mi") {
   vacc_bench::Device dev(threads);
   vacc_bench::TimeRate(state, kRate, bytes, [&] {
     dev.Run([&](vacc::ComputeUnits& units) {
@@ -119,7 +127,8 @@ void TimeVacc(benchmark::State& state, int threads, const char* kind, double byt
     return true;
   });
   state.SetLabel(vacc_bench::AnchorLabel(
-      {AnchorName(kind, false, threads), AnchorName(kind, true, threads)}, kRate, "GB/s"));
+      {AnchorName(kind, false, threads, size), AnchorName(kind, true, threads, size)}, kRate,
+      "GB/s"));
 }
 
 // AddV2 of two same-shape tensors: one vector-vector run per chunk.
@@ -143,6 +152,20 @@ void BiasAdd(benchmark::State& state, int threads) {
   });
 }
 
+// BiasAdd on the 3x3 Conv2D's output: 25088 rows of 64 (a run each).
+void BiasAddConv(benchmark::State& state, int threads) {
+  Buffers& m = Bufs();
+  vacc::BroadcastPlan plan;
+  vacc::PlanBroadcast({static_cast<int64_t>(kConvPixels), static_cast<int64_t>(kConvChannels)},
+                      {static_cast<int64_t>(kConvChannels)}, &plan);
+  TimeVacc(
+      state, threads, "stream_copy", 2.0 * kConvN * sizeof(float),
+      [&](vacc::ComputeUnits& units) {
+        vacc::RunBinary(vacc::BinaryOp::kAdd, plan, TF_FLOAT, m.a, m.b, m.c, units);
+      },
+      "1568Ki");
+}
+
 void Relu(benchmark::State& state, int threads) {
   Buffers& m = Bufs();
   TimeVacc(state, threads, "stream_copy", 2.0 * kN * sizeof(float), [&](vacc::ComputeUnits& units) {
@@ -159,10 +182,20 @@ int main(int argc, char** argv) {
       const std::string add = AnchorName("stream_add", nt, t), copy = AnchorName("stream_copy", nt, t);
       benchmark::RegisterBenchmark(add.c_str(), nt ? AnchorAdd<true> : AnchorAdd<false>, t)
           ->UseRealTime()->Unit(benchmark::kMillisecond);
-      benchmark::RegisterBenchmark(copy.c_str(), nt ? AnchorCopy<true> : AnchorCopy<false>, t)
+      benchmark::RegisterBenchmark(copy.c_str(), nt ? AnchorCopy<true> : AnchorCopy<false>, t, kN)
           ->UseRealTime()->Unit(benchmark::kMillisecond);
     }
   }
+  // The L3-sized bias add on one thread only: the anchors start their
+  // threads per call (SplitOnThreads), ~0.1 ms against a 0.3 ms copy.
+  for (bool nt : {false, true}) {
+    const std::string conv_copy = AnchorName("stream_copy", nt, 1, "1568Ki");
+    benchmark::RegisterBenchmark(conv_copy.c_str(), nt ? AnchorCopy<true> : AnchorCopy<false>, 1,
+                                 kConvN)
+        ->UseRealTime()->Unit(benchmark::kMicrosecond);
+  }
+  benchmark::RegisterBenchmark("BiasAdd/25088x64/t1", BiasAddConv, 1)
+      ->UseRealTime()->Unit(benchmark::kMicrosecond);
   for (int t : {1, 2}) {
     const std::string suffix = "/t" + std::to_string(t);
     benchmark::RegisterBenchmark(("AddV2/64Mi" + suffix).c_str(), AddV2, t)->UseRealTime()->Unit(benchmark::kMillisecond);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -373,7 +374,7 @@ TEST(VaccBroadcast, RunsMatchIndexArithmeticOnEveryTarget) {
   const std::pair<Shape, Shape> cases[] = {
       {{3, 1, 5}, {1, 4, 1}}, {{2, 3, 4, 5}, {3, 1, 5}}, {{7, 129}, {129}}, {{129, 1}, {129, 3}},
       {{}, {17}}, {{17}, {}}, {{2, 1, 2, 1, 2, 1}, {1, 2, 1, 2, 1, 2}}, {{1000, 3}, {1000, 1}},
-      {{64, 300}, {64, 300}}, {{1, 1}, {1}},
+      {{64, 300}, {64, 300}}, {{1, 1}, {1}}, {{2, 1, 5}, {2, 3, 5}},
   };
   ComputeUnits units(2, std::chrono::microseconds(0));
   for (const auto& [sa, sb] : cases) {
@@ -399,7 +400,66 @@ TEST(VaccBroadcast, RunsMatchIndexArithmeticOnEveryTarget) {
         });
       }
       EXPECT_EQ(piece, want);
+      // The same pieces as row blocks (ForEachRowBlock, what RunBinary
+      // runs): consecutive whole rows merged, one BinaryRowsAny each.
+      std::fill(piece.begin(), piece.end(), NAN);
+      for (size_t begin = 0; begin < want.size(); begin += 301) {
+        const size_t end = begin + 301 < want.size() ? begin + 301 : want.size();
+        ForEachRowBlock(p, begin, end,
+                        [&](size_t ia, int64_t a_step, size_t ib, int64_t b_step, size_t io,
+                            size_t rows, size_t n, Operands form) {
+                          BinaryRowsAny(BinaryOp::kSub, form, TF_FLOAT, a.data() + ia, a_step,
+                                        b.data() + ib, b_step, piece.data() + io, rows, n);
+                        });
+      }
+      EXPECT_EQ(piece, want);
     });
+  }
+}
+
+// Row blocks cover exactly the runs ForEachRun gives, in order, and merge
+// rows where the steps allow: [7, 129] + [129] is one block of 7 rows
+// (b's step 0), [3, 1, 5] - [1, 4, 1] blocks of 4 rows (a's step 0, b's 1),
+// [2, 1, 5] - [2, 3, 5] blocks of 3 (where a moves to its next row and b
+// keeps its step), and a chunk starting mid-row splits off its partial
+// first row.
+TEST(VaccBroadcast, RowBlocksMergeWholeRowsAndCoverEveryRun) {
+  struct Case {
+    Shape a, b;
+    size_t begin, end;
+    std::vector<size_t> block_rows;
+  };
+  const Case cases[] = {
+      {{7, 129}, {129}, 0, 7 * 129, {7}},
+      {{7, 129}, {129}, 100, 7 * 129, {1, 6}},
+      {{7, 129}, {129}, 100, 5 * 129 + 3, {1, 4, 1}},
+      {{3, 1, 5}, {1, 4, 1}, 0, 60, {4, 4, 4}},
+      {{2, 1, 5}, {2, 3, 5}, 0, 30, {3, 3}},  // a's step breaks alone
+      {{64, 300}, {64, 300}, 0, 64 * 300, {1}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(ShapeText(c.a) + " vs " + ShapeText(c.b) + " [" + std::to_string(c.begin) +
+                 ", " + std::to_string(c.end) + ")");
+    BroadcastPlan p;
+    ASSERT_TRUE(PlanBroadcast(c.a, c.b, &p));
+    std::vector<std::array<size_t, 4>> runs, expanded;
+    ForEachRun(p, c.begin, c.end, [&](size_t ia, size_t ib, size_t io, size_t n, Operands) {
+      runs.push_back({ia, ib, io, n});
+    });
+    std::vector<size_t> rows_seen;
+    ForEachRowBlock(p, c.begin, c.end,
+                    [&](size_t ia, int64_t a_step, size_t ib, int64_t b_step, size_t io,
+                        size_t rows, size_t n, Operands) {
+                      rows_seen.push_back(rows);
+                      for (size_t r = 0; r < rows; ++r) {
+                        const int64_t ri = static_cast<int64_t>(r);
+                        expanded.push_back({static_cast<size_t>(static_cast<int64_t>(ia) + ri * a_step),
+                                            static_cast<size_t>(static_cast<int64_t>(ib) + ri * b_step),
+                                            io + r * n, n});
+                      }
+                    });
+    EXPECT_EQ(expanded, runs);
+    EXPECT_EQ(rows_seen, c.block_rows);
   }
 }
 

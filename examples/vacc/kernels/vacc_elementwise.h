@@ -63,6 +63,12 @@ void UnaryAny(UnaryOp op, TF_DataType dtype, const void* x, void* y, size_t n,
               Stores stores = Stores::kCached);
 void BinaryAny(BinaryOp op, Operands form, TF_DataType dtype, const void* a, const void* b,
                void* out, size_t n, Stores stores = Stores::kCached);
+// BinaryAny over `rows` runs of n: run r reads a + r * a_row_step and
+// b + r * b_row_step (in elements; 0 repeats a row) and writes out + r * n.
+// One SIMD dispatch for all the rows (float32).
+void BinaryRowsAny(BinaryOp op, Operands form, TF_DataType dtype, const void* a,
+                   int64_t a_row_step, const void* b, int64_t b_row_step, void* out, size_t rows,
+                   size_t n, Stores stores = Stores::kCached);
 
 class ComputeUnits;
 // What a unary kernel's enqueued work does: UnaryAny over n elements in

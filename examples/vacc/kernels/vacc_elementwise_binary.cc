@@ -96,23 +96,46 @@ HWY_INLINE void BinaryBody(Operands form, const T* HWY_RESTRICT a, const T* HWY_
   }
 }
 
+// `rows` runs of n (BinaryRowsAny); each row picks its own stores, as a
+// row's start may not be aligned for streaming when the next one is.
 template <BinaryOp kOp, typename T>
-HWY_NOINLINE void BinaryLoop(Operands form, const T* HWY_RESTRICT a, const T* HWY_RESTRICT b,
-                             T* out, size_t n, int stores) {
-  WithStores(stores, hn::ScalableTag<T>(), out,
-             [&](auto stream) { BinaryBody<kOp, decltype(stream)::value>(form, a, b, out, n); });
+HWY_NOINLINE void BinaryLoop(Operands form, const T* HWY_RESTRICT a, int64_t a_row_step,
+                             const T* HWY_RESTRICT b, int64_t b_row_step, T* out, size_t rows,
+                             size_t n, int stores) {
+  if (static_cast<Stores>(stores) == Stores::kCached) {  // no per-row choice to make
+    for (size_t r = 0; r < rows; ++r, a += a_row_step, b += b_row_step, out += n) {
+      BinaryBody<kOp, false>(form, a, b, out, n);
+    }
+    return;
+  }
+  for (size_t r = 0; r < rows; ++r, a += a_row_step, b += b_row_step, out += n) {
+    WithStores(stores, hn::ScalableTag<T>(), out,
+               [&](auto stream) { BinaryBody<kOp, decltype(stream)::value>(form, a, b, out, n); });
+  }
 }
 
-void BinaryF32(int op, int form, const float* a, const float* b, float* out, size_t n,
-               int stores) {
+template <BinaryOp kOp, typename T>
+void BinaryLoop(Operands form, const T* a, const T* b, T* out, size_t n, int stores) {
+  BinaryLoop<kOp>(form, a, 0, b, 0, out, 1, n, stores);
+}
+
+void BinaryRowsF32(int op, int form, const float* a, int64_t a_row_step, const float* b,
+                   int64_t b_row_step, float* out, size_t rows, size_t n, int stores) {
   const Operands f = static_cast<Operands>(form);
   switch (static_cast<BinaryOp>(op)) {
-#define VACC_CASE(k) case BinaryOp::k: return BinaryLoop<BinaryOp::k>(f, a, b, out, n, stores);
+#define VACC_CASE(k)                                                                  \
+  case BinaryOp::k:                                                                   \
+    return BinaryLoop<BinaryOp::k>(f, a, a_row_step, b, b_row_step, out, rows, n, stores);
     VACC_CASE(kAdd) VACC_CASE(kSub) VACC_CASE(kMul) VACC_CASE(kDiv) VACC_CASE(kMax)
     VACC_CASE(kMin) VACC_CASE(kSquaredDiff) VACC_CASE(kReluGrad) VACC_CASE(kRelu6Grad)
     VACC_CASE(kEluGrad) VACC_CASE(kSigmoidGrad) VACC_CASE(kTanhGrad)
 #undef VACC_CASE
   }
+}
+
+void BinaryF32(int op, int form, const float* a, const float* b, float* out, size_t n,
+               int stores) {
+  BinaryRowsF32(op, form, a, 0, b, 0, out, 1, n, stores);
 }
 
 void BinaryI32(int op, int form, const int32_t* a, const int32_t* b, int32_t* out, size_t n,
@@ -144,6 +167,7 @@ HWY_AFTER_NAMESPACE();
 namespace vacc {
 
 HWY_EXPORT(BinaryF32);
+HWY_EXPORT(BinaryRowsF32);
 HWY_EXPORT(BinaryI32);
 
 namespace scalar {
@@ -299,6 +323,25 @@ void Register(const char* op, bool int32) {
 
 }  // namespace
 
+void BinaryRowsAny(BinaryOp op, Operands form, TF_DataType dtype, const void* a,
+                   int64_t a_row_step, const void* b, int64_t b_row_step, void* out, size_t rows,
+                   size_t n, Stores stores) {
+  if (dtype == TF_FLOAT && !UseScalarKernels()) {
+    return HWY_DYNAMIC_DISPATCH(BinaryRowsF32)(
+        static_cast<int>(op), static_cast<int>(form), static_cast<const float*>(a), a_row_step,
+        static_cast<const float*>(b), b_row_step, static_cast<float*>(out), rows, n,
+        static_cast<int>(stores));
+  }
+  const size_t size = TF_DataTypeSize(dtype);
+  const int64_t sz = static_cast<int64_t>(size);
+  for (size_t r = 0; r < rows; ++r) {
+    const int64_t ri = static_cast<int64_t>(r);
+    BinaryAny(op, form, dtype, static_cast<const char*>(a) + ri * a_row_step * sz,
+              static_cast<const char*>(b) + ri * b_row_step * sz,
+              static_cast<char*>(out) + r * n * size, n, stores);
+  }
+}
+
 void RunBinary(BinaryOp op, const BroadcastPlan& plan, TF_DataType dtype, const void* a,
                const void* b, void* out, ComputeUnits& units) {
   const size_t size = TF_DataTypeSize(dtype);
@@ -306,9 +349,12 @@ void RunBinary(BinaryOp op, const BroadcastPlan& plan, TF_DataType dtype, const 
   const char* cb = static_cast<const char*>(b);
   char* co = static_cast<char*>(out);
   ParallelElementwise(units, plan.num_elements(), size, [&](size_t begin, size_t end, Stores stores) {
-    ForEachRun(plan, begin, end, [&](size_t ia, size_t ib, size_t io, size_t n, Operands form) {
-      BinaryAny(op, form, dtype, ca + ia * size, cb + ib * size, co + io * size, n, stores);
-    });
+    ForEachRowBlock(plan, begin, end,
+                    [&](size_t ia, int64_t a_step, size_t ib, int64_t b_step, size_t io,
+                        size_t rows, size_t n, Operands form) {
+                      BinaryRowsAny(op, form, dtype, ca + ia * size, a_step, cb + ib * size,
+                                    b_step, co + io * size, rows, n, stores);
+                    });
   });
 }
 
