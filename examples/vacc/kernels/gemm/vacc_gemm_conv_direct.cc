@@ -45,20 +45,19 @@ thread_local PackBuffer t_windows;  // each unit's border windows (CopyWindow)
 struct KBlock {
   int64_t k0 = 0, kc = 0;     // columns of the patch matrix
   int64_t kh0 = 0, kh_count = 0;  // the kernel rows it covers (1 for a piece of one)
-  int64_t a_offset = 0;       // from a pixel's tap (0, 0) to the block's first value
+  int64_t col0 = 0;           // its first value's column in kernel row kh0 (pieces)
   int64_t seg_len = 0;        // values per kernel row in this block
   int64_t packed_offset = 0;  // of the block's panels in the packed filter
 };
 
 std::vector<KBlock> Blocks(const ConvGeometry& g, int64_t nr) {
   const int64_t row_len = g.k_w * g.in_c;
-  const int64_t row_stride = g.dilation_h * g.in_w * g.in_c;
   const int64_t panels = CeilDiv(g.out_c, nr);
   std::vector<KBlock> blocks;
   int64_t offset = 0;
-  auto add = [&](int64_t k0, int64_t kc, int64_t kh0, int64_t kh_count, int64_t a_offset,
+  auto add = [&](int64_t k0, int64_t kc, int64_t kh0, int64_t kh_count, int64_t col0,
                  int64_t seg_len) {
-    blocks.push_back({k0, kc, kh0, kh_count, a_offset, seg_len, offset});
+    blocks.push_back({k0, kc, kh0, kh_count, col0, seg_len, offset});
     offset += panels * nr * kc;
   };
   if (row_len > kRowsKC) {  // split each kernel row into equal pieces
@@ -66,14 +65,14 @@ std::vector<KBlock> Blocks(const ConvGeometry& g, int64_t nr) {
     for (int64_t kh = 0; kh < g.k_h; ++kh) {
       for (int64_t j = 0; j < row_len; j += len) {
         const int64_t n = std::min(len, row_len - j);
-        add(kh * row_len + j, n, kh, 1, kh * row_stride + j, n);
+        add(kh * row_len + j, n, kh, 1, j, n);
       }
     }
   } else {  // whole kernel rows, as many as fit in KC (at least one)
     const int64_t per = std::max<int64_t>(1, kRowsKC / row_len);
     for (int64_t kh = 0; kh < g.k_h; kh += per) {
       const int64_t rows = std::min(per, g.k_h - kh);
-      add(kh * row_len, rows * row_len, kh, rows, kh * row_stride, row_len);
+      add(kh * row_len, rows * row_len, kh, rows, 0, row_len);
     }
   }
   return blocks;
@@ -195,7 +194,6 @@ void DirectConv2D(const ConvGeometry& g, const float* x, const Matrix& w, float*
     return count == 0 ? 0 : g.k_h * ((count - 1) * g.stride_w + g.k_w) * g.in_c;
   };
   const int64_t lda = g.stride_w * g.in_c;
-  const int64_t row_len = g.k_w * g.in_c;
   const int64_t x_row_stride = g.dilation_h * g.in_w * g.in_c;
 
   // The kernel rows [kh_lo, kh_hi) whose taps fall inside the input for
@@ -258,13 +256,12 @@ void DirectConv2D(const ConvGeometry& g, const float* x, const Matrix& w, float*
         const int64_t r0 = std::max(kb.kh0, kh_lo), r1 = std::min(kb.kh0 + kb.kh_count, kh_hi);
         if (r0 >= r1) continue;
         const int64_t skip = r0 - kb.kh0, kc = (r1 - r0) * kb.seg_len;
-        const int64_t col0 = kb.k0 - kb.kh0 * row_len;  // within a kernel row (pieces)
         for (int64_t p = 0; p < panels; ++p) {
           const float* b_panel = filter + kb.packed_offset + p * nr * kb.kc + skip * kb.seg_len * nr;
           const int n_eff = static_cast<int>(std::min(nr, g.out_c - p * nr));
           for (const Part& part : parts) {
             if (part.count == 0) continue;
-            RowTilesInPlace(direct, kc, part.tap0 + (r0 - kh_lo) * part.seg_stride + col0, lda,
+            RowTilesInPlace(direct, kc, part.tap0 + (r0 - kh_lo) * part.seg_stride + kb.col0, lda,
                             b_panel, y_row + part.first * g.out_c + p * nr, g.out_c, 0, part.count,
                             n_eff, add, kb.seg_len, part.seg_stride);
           }
