@@ -81,11 +81,11 @@ void ForEachRowBlock(const BroadcastPlan& p, size_t begin, size_t end, const Blo
     index[d0] += r;
     a_row += r * p.a_strides[d0];
     b_row += r * p.b_strides[d0];
-    for (size_t d = d0 + 1; d-- > 0 && index[d] == p.dims[d];) {
+    // (Dimension 0 running out is the end of the result: no carry.)
+    for (size_t d = d0; d > 0 && index[d] == p.dims[d]; --d) {
       a_row -= index[d] * p.a_strides[d];
       b_row -= index[d] * p.b_strides[d];
       index[d] = 0;
-      if (d == 0) break;
       ++index[d - 1];
       a_row += p.a_strides[d - 1];
       b_row += p.b_strides[d - 1];

@@ -102,12 +102,6 @@ template <BinaryOp kOp, typename T>
 HWY_NOINLINE void BinaryLoop(Operands form, const T* HWY_RESTRICT a, int64_t a_row_step,
                              const T* HWY_RESTRICT b, int64_t b_row_step, T* out, size_t rows,
                              size_t n, int stores) {
-  if (static_cast<Stores>(stores) == Stores::kCached) {  // no per-row choice to make
-    for (size_t r = 0; r < rows; ++r, a += a_row_step, b += b_row_step, out += n) {
-      BinaryBody<kOp, false>(form, a, b, out, n);
-    }
-    return;
-  }
   for (size_t r = 0; r < rows; ++r, a += a_row_step, b += b_row_step, out += n) {
     WithStores(stores, hn::ScalableTag<T>(), out,
                [&](auto stream) { BinaryBody<kOp, decltype(stream)::value>(form, a, b, out, n); });
@@ -131,11 +125,6 @@ void BinaryRowsF32(int op, int form, const float* a, int64_t a_row_step, const f
     VACC_CASE(kEluGrad) VACC_CASE(kSigmoidGrad) VACC_CASE(kTanhGrad)
 #undef VACC_CASE
   }
-}
-
-void BinaryF32(int op, int form, const float* a, const float* b, float* out, size_t n,
-               int stores) {
-  BinaryRowsF32(op, form, a, 0, b, 0, out, 1, n, stores);
 }
 
 void BinaryI32(int op, int form, const int32_t* a, const int32_t* b, int32_t* out, size_t n,
@@ -166,7 +155,6 @@ HWY_AFTER_NAMESPACE();
 
 namespace vacc {
 
-HWY_EXPORT(BinaryF32);
 HWY_EXPORT(BinaryRowsF32);
 HWY_EXPORT(BinaryI32);
 
@@ -224,8 +212,9 @@ void BinaryI32(BinaryOp op, Operands form, const int32_t* a, const int32_t* b, i
 void BinaryF32(BinaryOp op, Operands form, const float* a, const float* b, float* out, size_t n,
                Stores stores) {
   if (UseScalarKernels()) return scalar::BinaryF32(op, form, a, b, out, n);
-  HWY_DYNAMIC_DISPATCH(BinaryF32)(static_cast<int>(op), static_cast<int>(form), a, b, out, n,
-                                  static_cast<int>(stores));
+  // One row of n: the SIMD body for row blocks (BinaryRowsAny) serves both.
+  HWY_DYNAMIC_DISPATCH(BinaryRowsF32)(static_cast<int>(op), static_cast<int>(form), a, 0, b, 0,
+                                      out, 1, n, static_cast<int>(stores));
 }
 
 void BinaryI32(BinaryOp op, Operands form, const int32_t* a, const int32_t* b, int32_t* out,

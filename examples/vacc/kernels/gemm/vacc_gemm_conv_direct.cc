@@ -173,7 +173,7 @@ void DirectConv2D(const ConvGeometry& g, const float* x, const Matrix& w, float*
     for (int64_t item = static_cast<int64_t>(begin); item < static_cast<int64_t>(end); ++item) {
       const KBlock& kb = blocks[static_cast<size_t>(item / panels)];
       const int64_t p = item % panels;
-      PackB(w, kb.k0, kb.kc, p * nr, std::min(nr, g.out_c - p * nr), direct.nr,
+      PackB(w, kb.k0, kb.kc, p * nr, std::min(nr, g.out_c - p * nr), nr,
             filter + kb.packed_offset + p * nr * kb.kc);
     }
   });
@@ -196,16 +196,6 @@ void DirectConv2D(const ConvGeometry& g, const float* x, const Matrix& w, float*
   const int64_t lda = g.stride_w * g.in_c;
   const int64_t x_row_stride = g.dilation_h * g.in_w * g.in_c;
 
-  // The kernel rows [kh_lo, kh_hi) whose taps fall inside the input for
-  // output row `row`; the others read only the top/bottom padding (zeros)
-  // and are skipped. A row with none (possible only with padding of at
-  // least a kernel's height) is zeros.
-  auto valid_kernel_rows = [&](int64_t row, int64_t* kh_lo, int64_t* kh_hi) {
-    const int64_t ih0 = row % g.out_h * g.stride_h - g.pad_top;
-    *kh_lo = ih0 >= 0 ? 0 : CeilDiv(-ih0, g.dilation_h);
-    *kh_hi = ih0 >= g.in_h ? 0 : std::min(g.k_h, (g.in_h - 1 - ih0) / g.dilation_h + 1);
-  };
-
   // Output rows one at a time (each is tens of microseconds of work): a
   // unit finishing early takes the next row, not a quarter of its share.
   ForEachItem(units, static_cast<size_t>(g.batch * g.out_h), [&](size_t begin, size_t end) {
@@ -218,8 +208,13 @@ void DirectConv2D(const ConvGeometry& g, const float* x, const Matrix& w, float*
       const int64_t n = row / g.out_h;
       const int64_t ih0 = row % g.out_h * g.stride_h - g.pad_top;
       float* y_row = y + row * g.out_w * g.out_c;
-      int64_t kh_lo, kh_hi;
-      valid_kernel_rows(row, &kh_lo, &kh_hi);
+      // The kernel rows [kh_lo, kh_hi) whose taps fall inside the input;
+      // the others read only the top/bottom padding (zeros) and are
+      // skipped. A row with none (possible only with padding of at least a
+      // kernel's height) is zeros.
+      const int64_t kh_lo = ih0 >= 0 ? 0 : CeilDiv(-ih0, g.dilation_h);
+      const int64_t kh_hi =
+          ih0 >= g.in_h ? 0 : std::min(g.k_h, (g.in_h - 1 - ih0) / g.dilation_h + 1);
       if (kh_lo >= kh_hi) {
         std::fill(y_row, y_row + g.out_w * g.out_c, 0.0f);
         continue;
