@@ -6,6 +6,7 @@ synthetic Google Benchmark results (no benchmark runs)."""
 import importlib.machinery
 import importlib.util
 import os
+import tempfile
 import unittest
 
 RUN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "run")
@@ -98,6 +99,28 @@ class CollectTest(unittest.TestCase):
         results, errors = bench_run.collect(report, "prog")
         self.assertEqual(list(results), ["Op/a", "Op/b", "Op/c"])
         self.assertEqual(errors, [])
+
+
+class NotBuiltTest(unittest.TestCase):
+    def write(self, text):
+        d = tempfile.mkdtemp()
+        os.mkdir(os.path.join(d, "bench"))
+        with open(os.path.join(d, "bench", "not_built.txt"), "w") as f:
+            f.write(text)
+        return d
+
+    def test_nothing_left_out_is_an_empty_list(self):
+        # The template's one line, with an empty list substituted.
+        self.assertEqual(bench_run.programs_not_built(self.write("\n")), [])
+
+    def test_each_program_left_out_with_its_reason(self):
+        d = self.write("bench_vacc_matmul: not found: oneDNN\nbench_vacc_conv: not found: oneDNN\n")
+        self.assertEqual(bench_run.programs_not_built(d),
+                         ["bench_vacc_matmul: not found: oneDNN",
+                          "bench_vacc_conv: not found: oneDNN"])
+
+    def test_a_build_dir_without_the_file(self):
+        self.assertEqual(bench_run.programs_not_built(tempfile.mkdtemp()), [])
 
 
 if __name__ == "__main__":
