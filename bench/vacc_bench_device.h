@@ -17,11 +17,33 @@
 #include <thread>
 #include <vector>
 
+#include <cstdio>
+#include <string>
+
+#include <benchmark/benchmark.h>
+
+#include "kernels/vacc_simd.h"
 #include "vacc_compute_units.h"
 #include "vacc_heap.h"
 #include "vacc_stream.h"
 
 namespace vacc_bench {
+
+// VACC_SIMD for the kernel benchmarks, which link the kernels and so never
+// run SE_InitPlugin (where the plugin reads it): VACC_SIMD=AVX2 times the
+// AVX2 kernels on an AVX-512 machine. Records the target the kernels run
+// with in the report's context (bench/run prints it). False, having said
+// why, for a value this build or CPU cannot take.
+inline bool SelectSimdFromEnvironment() {
+  const char* choice = std::getenv("VACC_SIMD");
+  std::string error;
+  if (choice != nullptr && *choice != '\0' && !vacc::SelectSimd(choice, &error)) {
+    std::fprintf(stderr, "VACC_SIMD: %s\n", error.c_str());
+    return false;
+  }
+  benchmark::AddCustomContext("vacc_simd", vacc::SimdTargetName());
+  return true;
+}
 
 // `units` compute units and one stream on them, like one vacc device with
 // VACC_THREADS=units, running work the way a synchronous kernel does

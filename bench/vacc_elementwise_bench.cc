@@ -176,6 +176,7 @@ void Relu(benchmark::State& state, int threads) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (!vacc_bench::SelectSimdFromEnvironment()) return 2;
   // The anchors; bench/run pairs each vacc benchmark with the faster of its two.
   for (int t : {1, 2}) {
     for (bool nt : {false, true}) {
