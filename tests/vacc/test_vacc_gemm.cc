@@ -26,6 +26,7 @@
 
 #include "kernels/gemm/vacc_gemm.h"
 #include "kernels/gemm/vacc_gemm_blocking.h"
+#include "kernels/gemm/vacc_gemm_interleave.h"
 #include "kernels/gemm/vacc_gemm_narrow_b.h"
 #include "kernels/gemm/vacc_gemm_small_m.h"
 #include "kernels/gemm/vacc_gemm_split.h"
@@ -283,6 +284,38 @@ TEST_F(GemmTest, MicroKernelShapePerTarget) {
     const std::string name = gemm::MicroKernelName();
     EXPECT_EQ(name.rfind(target == "HWY_SCALAR" ? "SCALAR" : target, 0), 0u) << name;
     EXPECT_NE(name.find(" 6x"), std::string::npos) << name;
+  }
+}
+
+// Packing's transpose (A panels of 6, transposed B panels of NR, im2col):
+// every width up to 32 (4 x 4 blocks, a trailing pair, odd widths) and
+// depths around the 4-step blocks, on every target, against its definition.
+// Rows start at odd offsets: the loads are unaligned, as A's rows often are.
+TEST_F(GemmTest, InterleaveRowsTransposesEveryWidthAndDepth) {
+  for (const std::string& target : AvailableSimdTargets()) {
+    Select(target);
+    for (int width = 1; width <= 32; ++width) {
+      for (int64_t depth = 0; depth <= 13; ++depth) {
+        std::vector<std::vector<float>> src(static_cast<size_t>(width));
+        std::vector<const float*> rows;
+        for (int r = 0; r < width; ++r) {
+          for (int64_t k = 0; k < depth + 1; ++k) src[r].push_back(static_cast<float>(r * 100 + k));
+          rows.push_back(src[r].data() + 1);  // value of (r, k) is r*100 + k + 1
+        }
+        // One float past the panel: a store of the last steps must not reach it.
+        std::vector<float> dst(static_cast<size_t>(depth * width + 1), -1.0f);
+        gemm::InterleaveRowsF32(rows.data(), width, depth, dst.data());
+        for (int64_t k = 0; k < depth; ++k) {
+          for (int r = 0; r < width; ++r) {
+            ASSERT_EQ(dst[static_cast<size_t>(k * width + r)], static_cast<float>(r * 100 + k + 1))
+                << target << " width " << width << " depth " << depth << " at k " << k
+                << ", row " << r;
+          }
+        }
+        ASSERT_EQ(dst.back(), -1.0f) << target << " width " << width << " depth " << depth
+                                     << ": wrote past the panel";
+      }
+    }
   }
 }
 
