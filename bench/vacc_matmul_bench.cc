@@ -8,6 +8,11 @@
 //   anchor/MatMul/openblas/MxKxN/tT   cblas_sgemm, openblas_set_num_threads(T)
 //   anchor/MatMul/onednn/MxKxN/tT     dnnl_sgemm, omp_set_num_threads(T)
 //
+//   MatMul/KerasMLP-784-512-512-10-b256-step/tT   the eight products of one
+//                     training step of that MLP (transposes as TF's MatMul
+//                     gradients issue them), one after the other; the
+//                     anchors make the same eight calls
+//
 // Rates are GFLOP/s (2*M*N*K per product). Each MatMul benchmark pairs with
 // whichever anchor had the higher median in this run (the label says which).
 #include <omp.h>
@@ -97,6 +102,99 @@ void Vacc(benchmark::State& state, Problem p, int threads, std::vector<std::stri
   state.SetLabel(vacc_bench::GflopsLabel(anchors));
 }
 
+// The eight products of one training step of bench/keras_step_bench.py's
+// MLP (784-512-512-10, batch 256) as TensorFlow's MatMul gradients issue
+// them: y = x W forward; dx = dy W^T (transpose_b) and dW = x^T dy
+// (transpose_a) backward (the first layer's dx is not needed). Timed as one
+// sequence, so the figure is the mix TensorFlow runs, transposes included.
+struct Product {
+  int64_t m, k, n;
+  bool ta, tb;
+};
+const Product kMlpStep[] = {
+    {256, 784, 512, false, false}, {256, 512, 512, false, false}, {256, 512, 10, false, false},
+    {512, 256, 10, true, false},   {256, 10, 512, false, true},   {512, 256, 512, true, false},
+    {256, 512, 512, false, true},  {784, 256, 512, true, false},
+};
+
+// Operands of each product of a sequence, as TensorFlow stores them: a
+// transposed operand is the row-major tensor it is the transpose of.
+struct SequenceOperands {
+  std::vector<Operands> ops;
+  double flops = 0;
+  template <size_t N>
+  explicit SequenceOperands(const Product (&seq)[N]) {
+    for (const Product& q : seq) {
+      ops.emplace_back(Problem{q.m, q.k, q.n});
+      flops += Problem{q.m, q.k, q.n}.Flops();
+    }
+  }
+};
+
+void OpenBlasSequence(benchmark::State& state, int threads) {
+  SequenceOperands o(kMlpStep);
+  openblas_set_num_threads(threads);
+  vacc_bench::TimeGflops(state, o.flops, [&] {
+    for (size_t i = 0; i < o.ops.size(); ++i) {
+      const Product& q = kMlpStep[i];
+      Operands& x = o.ops[i];
+      cblas_sgemm(CblasRowMajor, q.ta ? CblasTrans : CblasNoTrans, q.tb ? CblasTrans : CblasNoTrans,
+                  static_cast<int>(q.m), static_cast<int>(q.n), static_cast<int>(q.k), 1.0f,
+                  x.a.data(), static_cast<int>(q.ta ? q.m : q.k), x.b.data(),
+                  static_cast<int>(q.tb ? q.k : q.n), 0.0f, x.c.data(), static_cast<int>(q.n));
+    }
+    return true;
+  });
+  vacc_bench::LetWorkerThreadsIdle(threads);
+}
+
+void OneDnnSequence(benchmark::State& state, int threads) {
+  SequenceOperands o(kMlpStep);
+  omp_set_num_threads(threads);
+  vacc_bench::TimeGflops(state, o.flops, [&] {
+    for (size_t i = 0; i < o.ops.size(); ++i) {
+      const Product& q = kMlpStep[i];
+      Operands& x = o.ops[i];
+      if (dnnl_sgemm(q.ta ? 'T' : 'N', q.tb ? 'T' : 'N', q.m, q.n, q.k, 1.0f, x.a.data(),
+                     q.ta ? q.m : q.k, x.b.data(), q.tb ? q.k : q.n, 0.0f, x.c.data(),
+                     q.n) != dnnl_success) {
+        state.SkipWithError("dnnl_sgemm failed");
+        return false;
+      }
+    }
+    return true;
+  });
+  vacc_bench::LetWorkerThreadsIdle(threads);
+}
+
+void VaccSequence(benchmark::State& state, int threads, std::vector<std::string> anchors) {
+  SequenceOperands o(kMlpStep);
+  std::vector<vacc::Tensor> a, b, c;
+  for (size_t i = 0; i < o.ops.size(); ++i) {
+    const Product& q = kMlpStep[i];
+    Operands& x = o.ops[i];
+    a.push_back({TF_FLOAT, q.ta ? std::vector<int64_t>{q.k, q.m} : std::vector<int64_t>{q.m, q.k},
+                 x.a.data()});
+    b.push_back({TF_FLOAT, q.tb ? std::vector<int64_t>{q.n, q.k} : std::vector<int64_t>{q.k, q.n},
+                 x.b.data()});
+    c.push_back({TF_FLOAT, {q.m, q.n}, x.c.data()});
+  }
+  vacc_bench::Device device(threads);
+  vacc_bench::TimeGflops(state, o.flops, [&] {
+    for (size_t i = 0; i < o.ops.size(); ++i) {
+      const vacc::Status s = device.Run([&](vacc::ComputeUnits& units) {
+        return vacc::MatMulWork(a[i], b[i], kMlpStep[i].ta, kMlpStep[i].tb, c[i], units);
+      });
+      if (!s.ok()) {
+        state.SkipWithError(s.message.c_str());
+        return false;
+      }
+    }
+    return true;
+  });
+  state.SetLabel(vacc_bench::GflopsLabel(anchors));
+}
+
 const Problem kProblems[] = {
     {256, 256, 256},   {512, 512, 512},  {1024, 1024, 1024}, {2048, 2048, 2048},
     {32, 784, 128},    {256, 1024, 1024},
@@ -120,6 +218,16 @@ void Register() {
             ->UseRealTime();
       }
     }
+  }
+  for (int t : {1, 2}) {
+    const std::string suffix = "KerasMLP-784-512-512-10-b256-step/t" + std::to_string(t);
+    const std::string blas = "anchor/MatMul/openblas/" + suffix;
+    const std::string dnnl = "anchor/MatMul/onednn/" + suffix;
+    benchmark::RegisterBenchmark(blas.c_str(), OpenBlasSequence, t)->UseRealTime();
+    benchmark::RegisterBenchmark(dnnl.c_str(), OneDnnSequence, t)->UseRealTime();
+    benchmark::RegisterBenchmark(("MatMul/" + suffix).c_str(), VaccSequence, t,
+                                 std::vector<std::string>{blas, dnnl})
+        ->UseRealTime();
   }
 }
 
