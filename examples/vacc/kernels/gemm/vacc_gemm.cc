@@ -80,6 +80,9 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   const int64_t ms = std::max(mc * kMCBlocksPerStep,
                               (kPackedStepFloats / kc_max - nc_pad) / mc * mc);
   const int participants = Participants(units);
+  // A float32 B with contiguous rows is packed by the micro-kernel
+  // (run_packing) as it computes a group's first row tile.
+  const Matrix* b_in_place = b.dtype == TF_FLOAT && b.col_stride == 1 ? &b : nullptr;
   // A blocks are packed in slices of kAPackSlicePanels micro-panels
   // (OnceEach::RunEach), so units starting on the same block share its
   // packing instead of one waiting for the other.
@@ -122,27 +125,65 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
             const int64_t rows = std::min(mc, mcur - row);
             const int64_t p_begin = group * panels_per_group;
             const int64_t p_end = std::min(b_panels, p_begin + panels_per_group);
-            b_packed.Run(static_cast<size_t>(group), [&] {
-              const int64_t col = p_begin * nr;
-              PackB(b, pc, kc, jc + col, std::min((p_end - p_begin) * nr, ncur - col), uk.nr,
-                    packed_b + col * kc);
-            });
             const auto pack_slice = [&](size_t sl) {
               const int64_t r0 = row + static_cast<int64_t>(sl) * slice_rows;
               a.Pack(is + r0, std::min(slice_rows, row + rows - r0), pc, kc, uk.mr,
                      packed_a + r0 * kc);
             };
+            // Rows [i0, rows) of the tile against the group's packed panels.
+            const auto compute = [&](int64_t i0) {
+              for (int64_t p = p_begin; p < p_end; ++p) {
+                const float* b_panel = packed_b + p * nr * kc;
+                const int n_eff = static_cast<int>(std::min(nr, ncur - p * nr));
+                float* c_col = c + jc + p * nr;
+                for (int64_t i = i0; i < rows; i += mr) {
+                  const int m_eff = static_cast<int>(std::min(mr, rows - i));
+                  uk.run(kc, packed_a + (row + i) * kc, b_panel, c_col + (is + row + i) * ldc,
+                         ldc, m_eff, n_eff, add);
+                }
+              }
+            };
+            if (b_in_place == nullptr) {
+              b_packed.Run(static_cast<size_t>(group), [&] {
+                const int64_t col = p_begin * nr;
+                PackB(b, pc, kc, jc + col, std::min((p_end - p_begin) * nr, ncur - col), uk.nr,
+                      packed_b + col * kc);
+              });
+              a_packed.RunEach(static_cast<size_t>(block * slices_per_block),
+                               static_cast<size_t>(CeilDiv(rows, slice_rows)), pack_slice);
+              compute(0);
+              continue;
+            }
+            // A float32 row-major B: the tile that packs a group does so
+            // with its first row tile of each panel (run_packing), so it
+            // needs its A block first. Others wait for the group.
             a_packed.RunEach(static_cast<size_t>(block * slices_per_block),
                              static_cast<size_t>(CeilDiv(rows, slice_rows)), pack_slice);
-            for (int64_t p = p_begin; p < p_end; ++p) {
-              const float* b_panel = packed_b + p * nr * kc;
-              const int n_eff = static_cast<int>(std::min(nr, ncur - p * nr));
-              float* c_col = c + jc + p * nr;
-              for (int64_t i = 0; i < rows; i += mr) {
-                const int m_eff = static_cast<int>(std::min(mr, rows - i));
-                uk.run(kc, packed_a + (row + i) * kc, b_panel, c_col + (is + row + i) * ldc, ldc,
-                       m_eff, n_eff, add);
+            bool packed_here = false;
+            b_packed.TryRun(static_cast<size_t>(group), [&] {
+              packed_here = true;
+              const int m_eff = static_cast<int>(std::min(mr, rows));
+              for (int64_t p = p_begin; p < p_end; ++p) {
+                const int64_t col = jc + p * nr;
+                float* b_panel = packed_b + p * nr * kc;
+                if (std::min(nr, ncur - p * nr) < nr) {  // a partial panel: packed apart
+                  PackB(b, pc, kc, col, ncur - p * nr, uk.nr, b_panel);
+                  uk.run(kc, packed_a + row * kc, b_panel, c + col + (is + row) * ldc, ldc, m_eff,
+                         static_cast<int>(ncur - p * nr), add);
+                  continue;
+                }
+                uk.run_packing(kc, packed_a + row * kc,
+                               static_cast<const float*>(b_in_place->data) +
+                                   pc * b_in_place->row_stride + col,
+                               b_in_place->row_stride, b_panel, c + col + (is + row) * ldc, ldc,
+                               m_eff, add);
               }
+            });
+            if (packed_here) {
+              compute(mr);
+            } else {
+              b_packed.Wait(static_cast<size_t>(group));
+              compute(0);
             }
           }
         });

@@ -24,9 +24,17 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 constexpr int kMR = 6;
+// How far ahead of the row it packs KernelPackingF32 fetches B's rows.
+constexpr int64_t kPrefetchRows = 16;
 
-void KernelF32(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
-               float* HWY_RESTRICT c, int64_t ldc, int m, int n, bool accumulate) {
+// B comes packed (kPackB false: b is the KC x NR panel, b_step = 2N), or
+// in place from a row-major float32 B (kPackB true: row k at b + k*b_step),
+// in which case each row of the panel is also stored to b_packed as the
+// packed layout has it, for the tiles after this one.
+template <bool kPackB>
+HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
+                       int64_t b_step, float* HWY_RESTRICT b_packed, float* HWY_RESTRICT c,
+                       int64_t ldc, int m, int n, bool accumulate) {
   const hn::ScalableTag<float> d;
   const size_t N = hn::Lanes(d);
   // C's rows are far apart (ldc) and usually not in L1/L2 when the tile is
@@ -39,11 +47,19 @@ void KernelF32(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_RESTRIC
   auto c00 = hn::Zero(d), c01 = hn::Zero(d), c10 = hn::Zero(d), c11 = hn::Zero(d);
   auto c20 = hn::Zero(d), c21 = hn::Zero(d), c30 = hn::Zero(d), c31 = hn::Zero(d);
   auto c40 = hn::Zero(d), c41 = hn::Zero(d), c50 = hn::Zero(d), c51 = hn::Zero(d);
-  // One k step: a row of B (2 vectors) times each of the 6 A values.
+  // One k step: a row of B (2 vectors) times each of the 6 A values. When
+  // packing, B's row is stored to the panel too, and the row kPrefetchRows
+  // ahead is fetched: B's rows are far apart, its lines come from L3.
 #define VACC_GEMM_STEP(K)                                                        \
   {                                                                              \
-    const auto b0 = hn::LoadU(d, b + (K) * 2 * N);                               \
-    const auto b1 = hn::LoadU(d, b + (K) * 2 * N + N);                           \
+    const auto b0 = hn::LoadU(d, b + (K) * b_step);                              \
+    const auto b1 = hn::LoadU(d, b + (K) * b_step + N);                          \
+    if (kPackB) {                                                                \
+      hn::Store(b0, d, b_packed + (K) * 2 * N);                                  \
+      hn::Store(b1, d, b_packed + (K) * 2 * N + N);                              \
+      hwy::Prefetch(b + ((K) + kPrefetchRows) * b_step);                         \
+      hwy::Prefetch(b + ((K) + kPrefetchRows) * b_step + 2 * N - 1);             \
+    }                                                                            \
     auto av = hn::Set(d, a[(K) * kMR + 0]);                                      \
     c00 = hn::MulAdd(av, b0, c00); c01 = hn::MulAdd(av, b1, c01);                \
     av = hn::Set(d, a[(K) * kMR + 1]);                                           \
@@ -64,19 +80,23 @@ void KernelF32(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_RESTRIC
   // iteration). Measured on Zen3, interleaved in one process: hot panels
   // +2-4%, whole GEMMs 256^3-2048^3 +3-19%. Without FMA (SSE4) a
   // multiply-add needs a temporary, there is no spare register, and
-  // unrolling made GCC spill: one step per iteration there.
+  // unrolling made GCC spill: one step per iteration there. The packing
+  // variant spills one B vector per 4 steps on AVX2 (16 registers); it runs
+  // one row tile per panel, so that was left as it is.
   int64_t k = 0;
   if (HWY_NATIVE_FMA) {
     for (; k + 4 <= kc; k += 4) {
       VACC_GEMM_STEP(0) VACC_GEMM_STEP(1) VACC_GEMM_STEP(2) VACC_GEMM_STEP(3)
       a += 4 * kMR;
-      b += 8 * N;
+      b += 4 * b_step;
+      if (kPackB) b_packed += 8 * N;
     }
   }
   for (; k < kc; ++k) {
     VACC_GEMM_STEP(0)
     a += kMR;
-    b += 2 * N;
+    b += b_step;
+    if (kPackB) b_packed += 2 * N;
   }
 #undef VACC_GEMM_STEP
 
@@ -122,11 +142,25 @@ void KernelF32(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_RESTRIC
   StoreTileCorner(tile, static_cast<int64_t>(2 * N), c, ldc, m, n, accumulate);
 }
 
+void KernelF32(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
+               float* HWY_RESTRICT c, int64_t ldc, int m, int n, bool accumulate) {
+  const int64_t nr = static_cast<int64_t>(2 * hn::Lanes(hn::ScalableTag<float>()));
+  Kernel<false>(kc, a, b, nr, nullptr, c, ldc, m, n, accumulate);
+}
+
+void KernelPackingF32(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
+                      int64_t ldb, float* HWY_RESTRICT b_packed, float* HWY_RESTRICT c,
+                      int64_t ldc, int m, bool accumulate) {
+  const int nr = static_cast<int>(2 * hn::Lanes(hn::ScalableTag<float>()));
+  Kernel<true>(kc, a, b, ldb, b_packed, c, ldc, m, nr, accumulate);
+}
+
 MicroKernel GetMicroKernel() {
   MicroKernel k;
   k.mr = kMR;
   k.nr = static_cast<int>(2 * hn::Lanes(hn::ScalableTag<float>()));
   k.run = &KernelF32;
+  k.run_packing = &KernelPackingF32;
   k.target = hwy::TargetName(HWY_TARGET);
   return k;
 }

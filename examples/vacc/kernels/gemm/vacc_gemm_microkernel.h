@@ -19,6 +19,13 @@ struct MicroKernel {
   // zero-padded to mr/nr, so only the store looks at m and n.
   void (*run)(int64_t kc, const float* a_panel, const float* b_panel, float* c, int64_t ldc,
               int m, int n, bool accumulate) = nullptr;
+  // The same for a full NR-wide panel of a row-major float32 B read in
+  // place (rows ldb apart), which it also packs into b_packed (64-byte
+  // aligned) as it goes: the first tile of a panel packs it for free, where
+  // the FMAs leave the load and store ports idle, instead of in a pass of
+  // its own (a twentieth of 256 x 784 x 512 on Zen4).
+  void (*run_packing)(int64_t kc, const float* a_panel, const float* b, int64_t ldb,
+                      float* b_packed, float* c, int64_t ldc, int m, bool accumulate) = nullptr;
   const char* target = "";
 };
 
