@@ -150,8 +150,14 @@ void ComputeUnits::RunChunks(size_t n, size_t chunks, size_t participants,
   job->n = n;
   job->chunks = chunks;
   job->body = &body;
+  // The caller takes chunk 0 before any helper starts: a step split into
+  // one chunk per participant (gemm::ForEachParticipant) then gives the
+  // caller the same part every call.
+  job->next.store(1, std::memory_order_relaxed);
   const size_t helpers = std::min(chunks - 1, participants - 1);
   for (size_t i = 0; i < helpers; ++i) Submit([job] { job->RunChunks(); });
+  body(0, n / chunks);
+  job->done.fetch_add(1, std::memory_order_release);
   job->RunChunks();
   // Only chunks another thread has claimed are left; they are short.
   while (job->done.load(std::memory_order_acquire) < chunks) {

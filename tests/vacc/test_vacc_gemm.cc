@@ -241,19 +241,57 @@ TEST_F(GemmTest, MoreColumnsThanOneBBlock) {
   CheckGemm({9, 20, 4100}, false, false, TF_FLOAT, &two, false, "9x20x4100");
 }
 
-// Row steps (vacc_gemm_blocking.h, MS): a tall A with a short K is one step
-// of many MC blocks (3001 x 64: 23 blocks); a tall A with a long K needs
-// several steps (12000 x 1500: steps of 11088 rows fit the packed budget),
-// and the second step's K blocks add to C like the first's.
-// (These shapes have a narrow B, which Gemm gives to NarrowBGemm: the test
-// calls the packed driver itself.)
-TEST_F(GemmTest, TallAInOneOrSeveralRowSteps) {
+// The packed driver's blocks (vacc_gemm.cc): a tall A is many row chunks
+// (3001 rows: 22 on two units, dealt as shares and taken back when one
+// unit is done); a long K narrows the column blocks (each unit keeps all of
+// K packed for kUnitPackedBFloats: K = 9000 gives 3-4 column blocks of
+// N = 300) and takes many K blocks, each adding to C like the first.
+// (These shapes go to other drivers in Gemm: the test calls the packed
+// driver itself.)
+TEST_F(GemmTest, PackedDriverRowChunksAndColumnBlocks) {
   ComputeUnits two(2, std::chrono::microseconds(50));
+  ComputeUnits three(3, std::chrono::microseconds(50));
   const Driver packed = kDrivers[1];
   CheckGemm({3001, 64, 40}, false, false, TF_FLOAT, &two, false, "3001x64x40", packed);
-  CheckGemm({12000, 1500, 8}, false, false, TF_FLOAT, &two, false, "12000x1500x8", packed);
-  CheckGemm({12000, 1500, 8}, false, false, TF_FLOAT, nullptr, true, "12000x1500x8 accumulate",
+  CheckGemm({3001, 64, 40}, true, false, TF_FLOAT, &three, false, "3001x64x40 A^T", packed);
+  CheckGemm({50, 9000, 300}, false, false, TF_FLOAT, &two, false, "50x9000x300", packed);
+  CheckGemm({50, 9000, 300}, false, true, TF_FLOAT, nullptr, true, "50x9000x300 B^T accumulate",
             packed);
+}
+
+// Shares: every item is taken exactly once, each participant first takes
+// its own share in order, and once one stops the others finish its share.
+TEST(Shares, EachItemOnceOwnShareFirst) {
+  for (int parts : {1, 2, 3}) {
+    for (size_t n : {size_t{0}, size_t{1}, size_t{5}, size_t{64}}) {
+      gemm::Shares shares(n, parts);
+      size_t item;
+      // Participant 0 alone first: its own share, from the front.
+      std::vector<size_t> taken;
+      for (size_t i = 0; i < n / static_cast<size_t>(parts); ++i) {
+        ASSERT_TRUE(shares.Next(0, &item));
+        taken.push_back(item);
+        EXPECT_EQ(item, i) << parts << " parts, " << n << " items";
+      }
+      // Then everyone, concurrently, until nothing is left.
+      std::vector<std::atomic<int>> count(n);
+      for (size_t t : taken) count[t]++;
+      std::vector<std::thread> threads;
+      for (int p = 0; p < parts; ++p) {
+        threads.emplace_back([&, p] {
+          for (size_t i; shares.Next(p, &i);) count[i]++;
+        });
+      }
+      for (std::thread& t : threads) t.join();
+      for (size_t i = 0; i < n; ++i) EXPECT_EQ(count[i].load(), 1) << "item " << i;
+      EXPECT_FALSE(shares.Next(0, &item));
+    }
+  }
+  // A participant that never comes: the others take its whole share, from the back.
+  gemm::Shares shares(8, 2);
+  std::vector<size_t> order;
+  for (size_t i; shares.Next(0, &i);) order.push_back(i);
+  EXPECT_EQ(order, (std::vector<size_t>{0, 1, 2, 3, 7, 6, 5, 4}));
 }
 
 // The narrow-B path (vacc_gemm_narrow_b.h) as Gemm picks it: A read in

@@ -12,19 +12,18 @@
 //       kernel (vacc_gemm_small_m.cc, vacc_gemm_conv_direct.cc): their A rows
 //       stream from wherever A is, so the B panel keeps half of L1
 //       (256 x 16 floats = 16 KiB); 384 was no faster there.
-//   MC  rows of a packed A block, which stays in L2 while every B panel of
-//       the NC block passes: 144 x 384 floats = 216 KiB, under half of L2
-//       so B panels and C lines do not evict it.
-//   NC  columns of a packed B block, in L3: 4080 x 384 floats = 6 MiB, under
-//       a fifth of L3 (shared by both cores).
-//   MS  rows of A packed at once (a multiple of MC): the parallel step. All
-//       units compute from the same packed A and B, so neither is packed
-//       twice; at least 8 MC blocks (1.7 MiB of packed A), more while the
-//       step's packed A and the packed B block stay within
-//       kPackedStepFloats: fewer steps, so fewer barriers, for a tall A with
-//       a short K (the 1x1 Conv2D 6272 x 256 x 128 is one step, not six:
-//       1.2-1.38x at 2 units, the same at 1).
-//   kPackedStepFloats  that budget: 4 Mi floats = 16 MiB, half the L3.
+//   MC  rows of a packed A block (a row chunk of the packed driver), which
+//       stays in L2 while every B panel of the NC block passes: 144 x 384
+//       floats = 216 KiB, under half of Zen3's L2, so B panels and C lines
+//       do not evict it.
+//   NC  columns of a B block: at most 4080, and fewer when K is long, as a
+//       unit keeps its own packed copy of the block for all of K
+//       (vacc_gemm.cc): kUnitPackedBFloats, 1 Mi floats = 4 MiB, in L3
+//       (K = 1024: 1024 columns; K = 2048: 512). Half that budget measured
+//       the same at 1024^3 and 2048^3.
+//   kChunksPerParticipant  the packed driver's row chunks with several
+//       units: at least 4 per unit, a whole number per unit (equal shares),
+//       so a unit that finishes first takes a short piece of another's.
 //   kNarrowBCols  the most columns of B the narrow-B path takes
 //       (vacc_gemm_narrow_b.h). Measured on Zen3 against the packed driver
 //       (interleaved, medians): at 2 units 1.03x on 6272 x 256 x 128 (the 1x1
@@ -46,17 +45,13 @@ constexpr int64_t kKC = 384;
 constexpr int64_t kRowsKC = 256;
 constexpr int64_t kMC = 144;
 constexpr int64_t kNC = 4080;
-constexpr int64_t kMCBlocksPerStep = 8;
-constexpr int64_t kPackedStepFloats = int64_t{4} << 20;
+constexpr int64_t kUnitPackedBFloats = int64_t{1} << 20;
+constexpr int64_t kChunksPerParticipant = 4;
 constexpr int64_t kSmallMRows = 128;
 constexpr int64_t kNarrowBCols = 128;
-// Parallel tiles of C per participating unit, and the fewest B panels in a
-// tile (vacc_gemm.cc): enough tiles that the last one is short.
+// Parallel row blocks per participating unit in the narrow-B path: enough
+// that the last one is short.
 constexpr int64_t kTilesPerParticipant = 16;
-constexpr int64_t kMinPanelsPerTile = 2;
-// Micro-panels of A per packing slice (vacc_gemm.cc): units sharing an A
-// block pack its slices in parallel.
-constexpr int64_t kAPackSlicePanels = 4;
 
 }  // namespace gemm
 }  // namespace vacc
