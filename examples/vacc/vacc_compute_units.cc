@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <memory>
 
+#include "vacc_shares.h"
+
 namespace vacc {
 namespace {
 
@@ -132,33 +134,33 @@ void ComputeUnits::RunChunks(size_t n, size_t chunks, size_t participants,
     body(0, n);
     return;
   }
+  const size_t helpers = std::min(chunks - 1, participants - 1);
+  // The chunks are dealt as shares (vacc_shares.h): the caller is
+  // participant 0, helpers number themselves as they start. A range of
+  // the same size then goes to the same thread every call, so one op's
+  // output is in the cache of the core the next op reads it on.
   struct Job {
-    size_t n, chunks;
-    const std::function<void(size_t, size_t)>* body;
-    std::atomic<size_t> next{0};
+    Job(size_t n, size_t chunks, size_t parts, const std::function<void(size_t, size_t)>* body)
+        : n(n), chunks(chunks), body(body), shares(chunks, static_cast<int>(parts)) {}
+    const size_t n, chunks;
+    const std::function<void(size_t, size_t)>* const body;
+    Shares shares;
+    std::atomic<int> next_helper{1};
     std::atomic<size_t> done{0};
-    void RunChunks() {
-      for (size_t c; (c = next.fetch_add(1, std::memory_order_relaxed)) < chunks;) {
+    void Run(int part) {
+      for (size_t c; shares.Next(part, &c);) {
         (*body)(c * n / chunks, (c + 1) * n / chunks);
         done.fetch_add(1, std::memory_order_release);
       }
     }
   };
   // Shared: a helper that starts after the last chunk was taken still reads
-  // `next`, possibly after this call returned.
-  auto job = std::make_shared<Job>();
-  job->n = n;
-  job->chunks = chunks;
-  job->body = &body;
-  // The caller takes chunk 0 before any helper starts: a step split into
-  // one chunk per participant (gemm::ForEachParticipant) then gives the
-  // caller the same part every call.
-  job->next.store(1, std::memory_order_relaxed);
-  const size_t helpers = std::min(chunks - 1, participants - 1);
-  for (size_t i = 0; i < helpers; ++i) Submit([job] { job->RunChunks(); });
-  body(0, n / chunks);
-  job->done.fetch_add(1, std::memory_order_release);
-  job->RunChunks();
+  // the shares, possibly after this call returned.
+  auto job = std::make_shared<Job>(n, chunks, helpers + 1, &body);
+  for (size_t i = 0; i < helpers; ++i) {
+    Submit([job] { job->Run(job->next_helper.fetch_add(1, std::memory_order_relaxed)); });
+  }
+  job->Run(0);
   // Only chunks another thread has claimed are left; they are short.
   while (job->done.load(std::memory_order_acquire) < chunks) {
     if (!SpinUntil(spin_, [&] { return job->done.load(std::memory_order_acquire) >= chunks; }))

@@ -49,11 +49,14 @@ class ComputeUnits {
   // Runs body(begin, end) over [0, n) in chunks of at least `grain` items, on
   // the calling thread and on idle units, and returns when every chunk is
   // done. The caller works too, so this finishes even when every unit is
-  // busy (or when called from a unit).
+  // busy (or when called from a unit). The chunks are dealt as shares
+  // (vacc_shares.h): the caller's share is the first, and each thread takes
+  // its own before it takes what another has not started, so the same range
+  // runs on the same thread from one call (one op) to the next.
   void ParallelFor(size_t n, size_t grain, const std::function<void(size_t, size_t)>& body);
   // ParallelFor for a few large items (GEMM tiles): each item is its own
-  // chunk, taken one at a time, so the last thread to finish waits for at
-  // most one item instead of a quarter of a participant's share.
+  // chunk, so the last thread to finish waits for at most one item instead
+  // of a quarter of a participant's share.
   void ParallelForEachItem(size_t n, const std::function<void(size_t, size_t)>& body);
 
   // True when called from one of this device's units (or from a thread

@@ -259,41 +259,6 @@ TEST_F(GemmTest, PackedDriverRowChunksAndColumnBlocks) {
             packed);
 }
 
-// Shares: every item is taken exactly once, each participant first takes
-// its own share in order, and once one stops the others finish its share.
-TEST(Shares, EachItemOnceOwnShareFirst) {
-  for (int parts : {1, 2, 3}) {
-    for (size_t n : {size_t{0}, size_t{1}, size_t{5}, size_t{64}}) {
-      gemm::Shares shares(n, parts);
-      size_t item;
-      // Participant 0 alone first: its own share, from the front.
-      std::vector<size_t> taken;
-      for (size_t i = 0; i < n / static_cast<size_t>(parts); ++i) {
-        ASSERT_TRUE(shares.Next(0, &item));
-        taken.push_back(item);
-        EXPECT_EQ(item, i) << parts << " parts, " << n << " items";
-      }
-      // Then everyone, concurrently, until nothing is left.
-      std::vector<std::atomic<int>> count(n);
-      for (size_t t : taken) count[t]++;
-      std::vector<std::thread> threads;
-      for (int p = 0; p < parts; ++p) {
-        threads.emplace_back([&, p] {
-          for (size_t i; shares.Next(p, &i);) count[i]++;
-        });
-      }
-      for (std::thread& t : threads) t.join();
-      for (size_t i = 0; i < n; ++i) EXPECT_EQ(count[i].load(), 1) << "item " << i;
-      EXPECT_FALSE(shares.Next(0, &item));
-    }
-  }
-  // A participant that never comes: the others take its whole share, from the back.
-  gemm::Shares shares(8, 2);
-  std::vector<size_t> order;
-  for (size_t i; shares.Next(0, &i);) order.push_back(i);
-  EXPECT_EQ(order, (std::vector<size_t>{0, 1, 2, 3, 7, 6, 5, 4}));
-}
-
 // The narrow-B path (vacc_gemm_narrow_b.h) as Gemm picks it: A read in
 // place, or packed per row block when transposed or 16-bit; several K blocks
 // (K = 784: 4 x 196) and row blocks, N from 1 to kNarrowBCols, on 1 to 3

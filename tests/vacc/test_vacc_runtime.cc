@@ -19,6 +19,7 @@
 #include "vacc_compute_units.h"
 #include "vacc_config.h"
 #include "vacc_heap.h"
+#include "vacc_shares.h"
 #include "vacc_stream.h"
 
 namespace vacc {
@@ -166,6 +167,62 @@ TEST(ComputeUnits, ParallelForEachItemHandsOutSingleItems) {
 
 // The work really spreads: with the units blocked until every participant
 // has arrived, ParallelFor only finishes if several threads take part.
+// Shares: every item is taken exactly once, each participant first takes
+// its own share in order, and once one stops the others finish its share.
+TEST(Shares, EachItemOnceOwnShareFirst) {
+  for (int parts : {1, 2, 3}) {
+    for (size_t n : {size_t{0}, size_t{1}, size_t{5}, size_t{64}}) {
+      Shares shares(n, parts);
+      size_t item;
+      // Participant 0 alone first: its own share, from the front.
+      std::vector<size_t> taken;
+      for (size_t i = 0; i < n / static_cast<size_t>(parts); ++i) {
+        ASSERT_TRUE(shares.Next(0, &item));
+        taken.push_back(item);
+        EXPECT_EQ(item, i) << parts << " parts, " << n << " items";
+      }
+      // Then everyone, concurrently, until nothing is left.
+      std::vector<std::atomic<int>> count(n);
+      for (size_t t : taken) count[t]++;
+      std::vector<std::thread> threads;
+      for (int p = 0; p < parts; ++p) {
+        threads.emplace_back([&, p] {
+          for (size_t i; shares.Next(p, &i);) count[i]++;
+        });
+      }
+      for (std::thread& t : threads) t.join();
+      for (size_t i = 0; i < n; ++i) EXPECT_EQ(count[i].load(), 1) << "item " << i;
+      EXPECT_FALSE(shares.Next(0, &item));
+    }
+  }
+  // A participant that never comes: the others take its whole share, from the back.
+  Shares shares(8, 2);
+  std::vector<size_t> order;
+  for (size_t i; shares.Next(0, &i);) order.push_back(i);
+  EXPECT_EQ(order, (std::vector<size_t>{0, 1, 2, 3, 7, 6, 5, 4}));
+}
+
+// The caller's share comes first: chunk 0 runs on the calling thread every
+// call, so consecutive ops hand the same range to the same thread. (The
+// helper's chunk waits until chunk 0 has started: a helper that finished
+// its own share first could otherwise take chunk 0 from the back.)
+TEST(ComputeUnits, ParallelForGivesTheCallerTheFirstShare) {
+  ComputeUnits units(1, std::chrono::microseconds(200));
+  for (int call = 0; call < 50; ++call) {
+    std::atomic<bool> first_started{false};
+    std::thread::id first_ran_on;
+    units.ParallelFor(2, 1, [&](size_t begin, size_t) {
+      if (begin == 0) {
+        first_ran_on = std::this_thread::get_id();
+        first_started = true;
+      } else {
+        while (!first_started) std::this_thread::yield();
+      }
+    });
+    ASSERT_EQ(first_ran_on, std::this_thread::get_id()) << "call " << call;
+  }
+}
+
 TEST(ComputeUnits, ParallelForUsesSeveralThreads) {
   ComputeUnits units(2, kSpin);
   std::atomic<int> arrived{0};
