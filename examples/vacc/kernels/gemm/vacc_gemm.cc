@@ -73,17 +73,20 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   const int64_t kc_max = CeilDiv(k, CeilDiv(k, kKC));
   // Columns per jc block: a unit keeps all of K of them packed.
   const int64_t nc = std::max(nr, std::min(kNC, kUnitPackedBFloats / k) / nr * nr);
-  // Row chunks of at most MC rows, equal (M = 1024 is 8 x 132, not
-  // 7 x 144 + 16), and with several units enough of them that the last
-  // one taken is short.
+  // Row chunks of at most MC rows, and with several units a whole number
+  // per unit, at least kChunksPerParticipant each. Chunk c is micro-panels
+  // [c * panels / chunks, (c + 1) * panels / chunks) of A: chunks differ by
+  // at most one micro-panel, so the units' shares are equal (M = 256 on two
+  // units is 126 + 130 rows; as 7 x 36 + 4 rows it was 144 + 112, and the
+  // step took 1.125x as long as the work).
   const int parts = Participants(units);
-  const int64_t mc_max = std::max<int64_t>(kMC / mr, 1) * mr;
-  int64_t chunks = CeilDiv(m, mc_max);
+  const int64_t row_panels = CeilDiv(m, mr);
+  int64_t chunks = CeilDiv(row_panels, std::max<int64_t>(kMC / mr, 1));
   if (parts > 1) {
     chunks = CeilDiv(std::max<int64_t>(chunks, kChunksPerParticipant * parts), parts) * parts;
   }
-  const int64_t chunk_rows = CeilDiv(CeilDiv(m, chunks), mr) * mr;
-  chunks = CeilDiv(m, chunk_rows);
+  chunks = std::min(chunks, row_panels);
+  const int64_t chunk_rows = CeilDiv(row_panels, chunks) * mr;  // the largest
   // A float32 B with contiguous rows is packed by the micro-kernel
   // (run_packing) as it computes a unit's first row tile of each panel.
   const Matrix* b_in_place = b.dtype == TF_FLOAT && b.col_stride == 1 ? &b : nullptr;
@@ -100,8 +103,9 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
       if (packed_b == nullptr || packed_a == nullptr) std::abort();  // out of host memory
       bool b_packed = false;  // by this unit's first chunk, as it computes
       for (size_t chunk; shares.Next(part, &chunk);) {
-        const int64_t row0 = static_cast<int64_t>(chunk) * chunk_rows;
-        const int64_t rows = std::min(chunk_rows, m - row0);
+        const int64_t ch = static_cast<int64_t>(chunk);
+        const int64_t row0 = ch * row_panels / chunks * mr;
+        const int64_t rows = std::min(m, (ch + 1) * row_panels / chunks * mr) - row0;
         for (int64_t pc = 0; pc < k; pc += kc_max) {
           const int64_t kc = std::min(kc_max, k - pc);
           const bool add = accumulate || pc > 0;  // later K blocks add to the first
