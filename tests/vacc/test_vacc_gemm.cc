@@ -15,18 +15,17 @@
 //   half      2e-3 (11 bits: 2^-11 = 4.9e-4, plus accumulation)
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "kernels/gemm/vacc_gemm.h"
 #include "kernels/gemm/vacc_gemm_blocking.h"
 #include "kernels/gemm/vacc_gemm_interleave.h"
+#include "kernels/gemm/vacc_gemm_microkernel.h"
 #include "kernels/gemm/vacc_gemm_narrow_b.h"
 #include "kernels/gemm/vacc_gemm_small_m.h"
 #include "kernels/gemm/vacc_gemm_split.h"
@@ -261,8 +260,9 @@ TEST_F(GemmTest, PackedDriverRowChunksAndColumnBlocks) {
 
 // The narrow-B path (vacc_gemm_narrow_b.h) as Gemm picks it: A read in
 // place, or packed per row block when transposed or 16-bit; several K blocks
-// (K = 784: 4 x 196) and row blocks, N from 1 to kNarrowBCols, on 1 to 3
-// units and accumulating.
+// (K = 784: 4 x 196) and row blocks, N from 1 to kNarrowBCols (half-width
+// kernels up to half a panel), on 1 to 3 units and accumulating; and a
+// transposed A with a narrow N, which Gemm computes as C^T = B^T A^T.
 TEST_F(GemmTest, NarrowBInPlaceOrPackedOnOneTwoThreeUnits) {
   const int64_t widest = gemm::kNarrowBCols;
   for (int count : {1, 2, 3}) {
@@ -278,6 +278,9 @@ TEST_F(GemmTest, NarrowBInPlaceOrPackedOnOneTwoThreeUnits) {
   ComputeUnits two(2, std::chrono::microseconds(50));
   CheckGemm({300, 700, 33}, false, true, TF_FLOAT, &two, true, "300x700x33 B^T accumulate");
   CheckGemm({300, 700, 33}, false, false, TF_BFLOAT16, &two, false, "300x700x33 bfloat16");
+  // A transposed and N leaving panels part empty: Gemm computes C^T = B^T A^T.
+  CheckGemm({300, 700, 10}, true, false, TF_FLOAT, &two, true, "300x700x10 A^T accumulate");
+  CheckGemm({300, 700, 10}, true, true, TF_FLOAT, nullptr, false, "300x700x10 A^T B^T");
 }
 
 // Every target's micro-kernel reports a tile of MR x (2 vectors).
@@ -287,6 +290,11 @@ TEST_F(GemmTest, MicroKernelShapePerTarget) {
     const std::string name = gemm::MicroKernelName();
     EXPECT_EQ(name.rfind(target == "HWY_SCALAR" ? "SCALAR" : target, 0), 0u) << name;
     EXPECT_NE(name.find(" 6x"), std::string::npos) << name;
+    // The half-width kernels (a narrow B): half the panel, down to one lane.
+    const int full = gemm::CurrentMicroKernel().nr;
+    EXPECT_EQ(gemm::CurrentMicroKernel(true).nr, full >= 4 ? full / 2 : full) << target;
+    EXPECT_EQ(gemm::CurrentRowsKernel(true).nr, gemm::CurrentMicroKernel(true).nr) << target;
+    EXPECT_EQ(gemm::CurrentRowsKernel().nr, full) << target;
   }
 }
 
@@ -320,61 +328,6 @@ TEST_F(GemmTest, InterleaveRowsTransposesEveryWidthAndDepth) {
       }
     }
   }
-}
-
-// The driver's tiles pack their blocks on first use: under contention each
-// block is made exactly once, and nobody uses it before it is complete.
-TEST(OnceEach, EachItemOnceAndCompleteBeforeUse) {
-  ComputeUnits units(3, std::chrono::microseconds(50));
-  constexpr size_t kBlocks = 4;
-  for (int round = 0; round < 50; ++round) {
-    gemm::OnceEach once(kBlocks);
-    std::atomic<int> made[kBlocks] = {};
-    std::atomic<int> value[kBlocks] = {};
-    std::atomic<int> bad{0};
-    units.ParallelForEachItem(64, [&](size_t t, size_t) {
-      const size_t block = t % kBlocks;
-      once.Run(block, [&] {
-        made[block].fetch_add(1);
-        std::this_thread::sleep_for(std::chrono::microseconds(100));  // others arrive meanwhile
-        value[block].store(1000 + static_cast<int>(block), std::memory_order_relaxed);
-      });
-      if (value[block].load(std::memory_order_relaxed) != 1000 + static_cast<int>(block)) ++bad;
-    });
-    for (size_t b = 0; b < kBlocks; ++b) ASSERT_EQ(made[b].load(), 1) << "block " << b;
-    ASSERT_EQ(bad.load(), 0) << "a tile used a block before it was made";
-  }
-}
-
-// TryRun claims an item nobody has started and returns at once when
-// another unit holds it; Wait then returns only once the item is complete.
-// The driver uses this to let units sharing an A block pack its slices in
-// parallel.
-TEST(OnceEach, TryRunSkipsWhatOthersMakeAndWaitWaitsForIt) {
-  gemm::OnceEach once(2);
-  std::atomic<bool> started{false}, release{false}, finished{false};
-  std::thread maker([&] {
-    once.TryRun(0, [&] {
-      started.store(true);
-      while (!release.load()) std::this_thread::yield();
-      finished.store(true);
-    });
-  });
-  while (!started.load()) std::this_thread::yield();
-  bool ran = false;
-  once.TryRun(0, [&] { ran = true; });  // held by `maker`: skipped, no wait
-  EXPECT_FALSE(ran);
-  EXPECT_FALSE(finished.load());
-  once.TryRun(1, [&] { ran = true; });  // nobody's: run here
-  EXPECT_TRUE(ran);
-  release.store(true);
-  once.Wait(0);
-  EXPECT_TRUE(finished.load()) << "Wait returned before the item was complete";
-  maker.join();
-  ran = false;
-  once.TryRun(0, [&] { ran = true; });  // done: never again
-  once.TryRun(1, [&] { ran = true; });
-  EXPECT_FALSE(ran);
 }
 
 TEST(HalfConversion, RoundsToNearestEven) {

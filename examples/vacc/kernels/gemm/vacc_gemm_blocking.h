@@ -49,8 +49,8 @@ constexpr int64_t kUnitPackedBFloats = int64_t{1} << 20;
 constexpr int64_t kChunksPerParticipant = 4;
 constexpr int64_t kSmallMRows = 128;
 constexpr int64_t kNarrowBCols = 128;
-// Parallel row blocks per participating unit in the narrow-B path: enough
-// that the last one is short.
+// Row chunks per participating unit in the narrow-B path: enough that the
+// last one taken is short.
 constexpr int64_t kTilesPerParticipant = 16;
 
 }  // namespace gemm

@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "kernels/gemm/vacc_gemm_microkernel.h"
+#include "kernels/gemm/vacc_gemm_tags-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace vacc {
@@ -31,11 +32,11 @@ constexpr int64_t kPrefetchRows = 16;
 // in place from a row-major float32 B (kPackB true: row k at b + k*b_step),
 // in which case each row of the panel is also stored to b_packed as the
 // packed layout has it, for the tiles after this one.
-template <bool kPackB>
+template <class D, bool kPackB>
 HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
                        int64_t b_step, float* HWY_RESTRICT b_packed, float* HWY_RESTRICT c,
                        int64_t ldc, int m, int n, bool accumulate) {
-  const hn::ScalableTag<float> d;
+  const D d;
   const size_t N = hn::Lanes(d);
   // C's rows are far apart (ldc) and usually not in L1/L2 when the tile is
   // stored; fetching them now overlaps that miss with the KC loop instead of
@@ -142,27 +143,34 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, const float* HWY
   StoreTileCorner(tile, static_cast<int64_t>(2 * N), c, ldc, m, n, accumulate);
 }
 
+template <class D>
 void KernelF32(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
                float* HWY_RESTRICT c, int64_t ldc, int m, int n, bool accumulate) {
-  const int64_t nr = static_cast<int64_t>(2 * hn::Lanes(hn::ScalableTag<float>()));
-  Kernel<false>(kc, a, b, nr, nullptr, c, ldc, m, n, accumulate);
+  const int64_t nr = static_cast<int64_t>(2 * hn::Lanes(D()));
+  Kernel<D, false>(kc, a, b, nr, nullptr, c, ldc, m, n, accumulate);
 }
 
+template <class D>
 void KernelPackingF32(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
                       int64_t ldb, float* HWY_RESTRICT b_packed, float* HWY_RESTRICT c,
                       int64_t ldc, int m, bool accumulate) {
-  const int nr = static_cast<int>(2 * hn::Lanes(hn::ScalableTag<float>()));
-  Kernel<true>(kc, a, b, ldb, b_packed, c, ldc, m, nr, accumulate);
+  const int nr = static_cast<int>(2 * hn::Lanes(D()));
+  Kernel<D, true>(kc, a, b, ldb, b_packed, c, ldc, m, nr, accumulate);
 }
 
-MicroKernel GetMicroKernel() {
+template <class D>
+MicroKernel MakeMicroKernel() {
   MicroKernel k;
   k.mr = kMR;
-  k.nr = static_cast<int>(2 * hn::Lanes(hn::ScalableTag<float>()));
-  k.run = &KernelF32;
-  k.run_packing = &KernelPackingF32;
+  k.nr = static_cast<int>(2 * hn::Lanes(D()));
+  k.run = &KernelF32<D>;
+  k.run_packing = &KernelPackingF32<D>;
   k.target = hwy::TargetName(HWY_TARGET);
   return k;
+}
+
+MicroKernel GetMicroKernel(bool half_width) {
+  return half_width ? MakeMicroKernel<HalfTag>() : MakeMicroKernel<FullTag>();
 }
 
 }  // namespace HWY_NAMESPACE
@@ -188,7 +196,9 @@ HWY_NOINLINE void StoreTileCorner(const float* tile, int64_t ld, float* c, int64
   }
 }
 
-MicroKernel CurrentMicroKernel() { return HWY_DYNAMIC_DISPATCH(GetMicroKernel)(); }
+MicroKernel CurrentMicroKernel(bool half_width) {
+  return HWY_DYNAMIC_DISPATCH(GetMicroKernel)(half_width);
+}
 
 }  // namespace gemm
 }  // namespace vacc

@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "kernels/gemm/vacc_gemm_microkernel.h"
+#include "kernels/gemm/vacc_gemm_tags-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace vacc {
@@ -26,10 +27,10 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // R rows x 2 vectors of C in registers: what both kernels below share.
 // Every loop over r is fully unrolled (R is a compile-time count), so the
-// arrays live in registers.
-template <int R>
+// arrays live in registers. D is the full vector (FullTag) or half of it
+// (HalfTag, for a narrow B: vacc_gemm_microkernel.h).
+template <int R, class D>
 struct RowsTile {
-  using D = hn::ScalableTag<float>;
   using V = hn::Vec<D>;
   V acc0[R], acc1[R];
 
@@ -75,7 +76,7 @@ struct RowsTile {
     }
     const bool full = static_cast<size_t>(n) == 2 * N;
     // A partial panel: through a buffer, then the n columns that exist.
-    HWY_ALIGN float tile[R * 2 * HWY_LANES(float)];
+    HWY_ALIGN float tile[R * 2 * HWY_LANES(float)];  // room for the full width
     float* out = full ? c : tile;
     const int64_t ld = full ? ldc : static_cast<int64_t>(2 * N);
     HWY_UNROLL(6)
@@ -87,14 +88,14 @@ struct RowsTile {
   }
 };
 
-template <int R>
+template <int R, class D>
 void RowsKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda, int64_t seg_len,
                    int64_t seg_stride, const float* HWY_RESTRICT b, float* HWY_RESTRICT c,
                    int64_t ldc, int n, bool accumulate) {
-  const hn::ScalableTag<float> d;
+  const D d;
   const size_t N = hn::Lanes(d);
-  RowsTile<R>::PrefetchC(c, ldc, n);
-  RowsTile<R> tile(d);
+  RowsTile<R, D>::PrefetchC(c, ldc, n);
+  RowsTile<R, D> tile(d);
   // seg: where the current segment starts in row 0, stepped rather than
   // computed (k0 / seg_len was a 64-bit division per segment: the 7x7 RGB
   // stem has 7 segments of 21 values per tile).
@@ -135,14 +136,14 @@ void RowsKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda, int64_t
 // the first row tile of each panel: B is read once, in the same pass as
 // the first tile's FMAs, instead of in a packing pass of its own (which was
 // a fifth of 32 x 784 x 128 on Zen3).
-template <int R>
+template <int R, class D>
 void RowsPackingKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda,
                           const float* HWY_RESTRICT b, int64_t ldb, float* HWY_RESTRICT b_packed,
                           float* HWY_RESTRICT c, int64_t ldc, bool accumulate) {
-  const hn::ScalableTag<float> d;
+  const D d;
   const size_t N = hn::Lanes(d);
-  RowsTile<R>::PrefetchC(c, ldc, static_cast<int>(2 * N));
-  RowsTile<R> tile(d);
+  RowsTile<R, D>::PrefetchC(c, ldc, static_cast<int>(2 * N));
+  RowsTile<R, D> tile(d);
   for (int64_t k = 0; k < kc; ++k) {
     const auto b0 = hn::LoadU(d, b + k * ldb);
     const auto b1 = hn::LoadU(d, b + k * ldb + N);
@@ -153,22 +154,27 @@ void RowsPackingKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda,
   tile.Store(d, c, ldc, static_cast<int>(2 * N), accumulate);
 }
 
-RowsKernel GetRowsKernel() {
+template <class D>
+RowsKernel MakeRowsKernel() {
   RowsKernel k;
-  k.nr = static_cast<int>(2 * hn::Lanes(hn::ScalableTag<float>()));
-  k.run[1] = &RowsKernelF32<1>;
-  k.run[2] = &RowsKernelF32<2>;
-  k.run[3] = &RowsKernelF32<3>;
-  k.run[4] = &RowsKernelF32<4>;
-  k.run[5] = &RowsKernelF32<5>;
-  k.run[6] = &RowsKernelF32<6>;
-  k.run_packing[1] = &RowsPackingKernelF32<1>;
-  k.run_packing[2] = &RowsPackingKernelF32<2>;
-  k.run_packing[3] = &RowsPackingKernelF32<3>;
-  k.run_packing[4] = &RowsPackingKernelF32<4>;
-  k.run_packing[5] = &RowsPackingKernelF32<5>;
-  k.run_packing[6] = &RowsPackingKernelF32<6>;
+  k.nr = static_cast<int>(2 * hn::Lanes(D()));
+  k.run[1] = &RowsKernelF32<1, D>;
+  k.run[2] = &RowsKernelF32<2, D>;
+  k.run[3] = &RowsKernelF32<3, D>;
+  k.run[4] = &RowsKernelF32<4, D>;
+  k.run[5] = &RowsKernelF32<5, D>;
+  k.run[6] = &RowsKernelF32<6, D>;
+  k.run_packing[1] = &RowsPackingKernelF32<1, D>;
+  k.run_packing[2] = &RowsPackingKernelF32<2, D>;
+  k.run_packing[3] = &RowsPackingKernelF32<3, D>;
+  k.run_packing[4] = &RowsPackingKernelF32<4, D>;
+  k.run_packing[5] = &RowsPackingKernelF32<5, D>;
+  k.run_packing[6] = &RowsPackingKernelF32<6, D>;
   return k;
+}
+
+RowsKernel GetRowsKernel(bool half_width) {
+  return half_width ? MakeRowsKernel<HalfTag>() : MakeRowsKernel<FullTag>();
 }
 
 }  // namespace HWY_NAMESPACE
@@ -182,7 +188,9 @@ namespace gemm {
 
 HWY_EXPORT(GetRowsKernel);
 
-RowsKernel CurrentRowsKernel() { return HWY_DYNAMIC_DISPATCH(GetRowsKernel)(); }
+RowsKernel CurrentRowsKernel(bool half_width) {
+  return HWY_DYNAMIC_DISPATCH(GetRowsKernel)(half_width);
+}
 
 }  // namespace gemm
 }  // namespace vacc

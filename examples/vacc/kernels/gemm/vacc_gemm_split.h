@@ -102,6 +102,31 @@ inline void ForEachItem(ComputeUnits* units, size_t n,
   }
 }
 
+// The rows of C, [0, m), cut into chunks of whole micro-panels (mr rows)
+// that differ by at most one micro-panel: chunk c is micro-panels
+// [c * P / count, (c + 1) * P / count) of the P = ceil(m / mr). At most
+// max_rows per chunk; with several participants, a whole number of chunks
+// each (at least per_part), so shares are equal (Shares), but no chunk
+// below min_rows. M = 256 on two units in 8 chunks is 126 + 130 rows;
+// chunks of 36 rows (the last of 4) were 144 + 112, and the step took
+// 1.125x as long as the work.
+struct RowChunks {
+  RowChunks(int64_t m, int64_t mr, int64_t max_rows, int64_t min_rows, int parts,
+            int64_t per_part)
+      : mr(mr), panels(CeilDiv(m, mr)), m(m) {
+    count = CeilDiv(panels, std::max<int64_t>(max_rows / mr, 1));
+    if (parts > 1) count = CeilDiv(std::max(count, per_part * parts), parts) * parts;
+    count = std::max<int64_t>(1, std::min(count, panels / std::max<int64_t>(min_rows / mr, 1)));
+    largest = CeilDiv(panels, count) * mr;
+  }
+  int64_t Row0(int64_t c) const { return c * panels / count * mr; }
+  int64_t Rows(int64_t c) const { return std::min(m, (c + 1) * panels / count * mr) - Row0(c); }
+
+  const int64_t mr, panels, m;
+  int64_t count = 1;    // chunks
+  int64_t largest = 0;  // rows of the largest chunk
+};
+
 // body(p) for each participant p of a parallel step on `units` (the caller
 // is participant 0), or body(0) alone without units.
 inline void ForEachParticipant(ComputeUnits* units, const std::function<void(int)>& body) {
@@ -114,69 +139,6 @@ inline void ForEachParticipant(ComputeUnits* units, const std::function<void(int
     for (size_t p = begin; p < end; ++p) body(static_cast<int>(p));
   });
 }
-
-// Work done once per item by whichever unit needs the item first, while
-// others that need it meanwhile wait: a packed block is made by the first
-// tile that uses it, inside the parallel step, instead of in a step of its
-// own with a barrier after it.
-class OnceEach {
- public:
-  explicit OnceEach(size_t n) : state_(new std::atomic<uint8_t>[n]) {
-    for (size_t i = 0; i < n; ++i) state_[i].store(kTodo, std::memory_order_relaxed);
-  }
-  // Runs work if no one has started the item yet, and waits for the item
-  // to be complete otherwise.
-  template <typename F>
-  void Run(size_t item, F&& work) {
-    TryRun(item, std::forward<F>(work));
-    Wait(item);
-  }
-
-  // Runs work if no one has started the item yet; returns at once if
-  // someone has (it may not be complete: Wait for it). Lets a unit claim
-  // the parts of a block nobody is making yet, then wait for the rest, so
-  // two units needing one block both pack it instead of one waiting.
-  template <typename F>
-  void TryRun(size_t item, F&& work) {
-    std::atomic<uint8_t>& s = state_[item];
-    if (s.load(std::memory_order_acquire) != kTodo) return;
-    uint8_t todo = kTodo;
-    if (s.compare_exchange_strong(todo, kRunning, std::memory_order_acq_rel)) {
-      work();
-      s.store(kDone, std::memory_order_release);
-    }
-  }
-
-  // Items [first, first + count) make one block: claims and runs
-  // work(i) for each item i of it nobody has started, then waits for the
-  // rest. Units needing the same block at once share its making instead of
-  // one waiting for the other (the GEMM's A blocks, packed in slices).
-  template <typename F>
-  void RunEach(size_t first, size_t count, F&& work) {
-    for (size_t i = 0; i < count; ++i) TryRun(first + i, [&] { work(i); });
-    for (size_t i = 0; i < count; ++i) Wait(first + i);
-  }
-
-  // Returns once the item is complete.
-  void Wait(size_t item) {
-    std::atomic<uint8_t>& s = state_[item];
-    // Another unit is making it (a few microseconds); yield if that takes
-    // long, e.g. when that unit lost its core. Not SpinUntil: it yields
-    // after 2 us, and on this VM that made the 1x1 Conv2D (a plain GEMM) at
-    // 2 units 30% slower (73 vs 107 GFLOP/s, bench_vacc_conv).
-    for (int spins = 0; s.load(std::memory_order_acquire) != kDone; ++spins) {
-      if (spins < 4096) {
-        CpuRelax();
-      } else {
-        std::this_thread::yield();
-      }
-    }
-  }
-
- private:
-  static constexpr uint8_t kTodo = 0, kRunning = 1, kDone = 2;
-  std::unique_ptr<std::atomic<uint8_t>[]> state_;
-};
 
 }  // namespace gemm
 }  // namespace vacc
