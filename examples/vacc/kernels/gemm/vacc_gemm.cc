@@ -18,10 +18,12 @@
 // Nothing is shared between units but the operands they read: each packs
 // its A rows and its own copy of B, and writes its own rows of C, the same
 // rows call after call. Dynamic hand-out of tiles with shared packed
-// blocks (the design before) moved every packed line and C tile between
-// the cores on every call; on Zen4 at 2 units that cost 256^3 a quarter of
-// its speed, and in the VM's phases where cross-core traffic is slow, a
-// third of every size's. Packing B twice costs little (run_packing).
+// blocks (the design before) moved packed lines and C tiles between the
+// cores on every call. Measured on Zen4 at 2 units against it: 1.3-1.5x
+// in the VM's phases where cross-core traffic is slow (the old design fell
+// to 117-144 GFLOP/s there, this one stayed at 188-210), and in quiet
+// phases 256^3 1.06x, 512^3 1.03x, but 1024^3 and 256 x 784 x 512 0.94-0.96x
+// (each unit packs all of B: the price of sharing nothing).
 //
 // Gemm picks the driver by shape: a very short A (a small batch, e.g.
 // 32 x 784 x 128) takes vacc_gemm_small_m.cc, a narrow B (e.g. a 1x1 Conv2D
@@ -30,8 +32,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
-#include <functional>
 #include <string>
 
 #include "kernels/gemm/vacc_gemm_blocking.h"
@@ -49,10 +49,6 @@ namespace {
 // Each unit's own packed blocks: nothing packed is shared between units.
 thread_local PackBuffer t_packed_a;
 thread_local PackBuffer t_packed_b;
-
-}  // namespace
-
-namespace {
 
 // A matrix seen transposed: the same memory, rows and columns swapped.
 Matrix Transposed(const Matrix& m) {

@@ -1,25 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // What the GEMM drivers (vacc_gemm.cc, vacc_gemm_small_m.cc,
-// vacc_gemm_conv_direct.cc) share for cutting work into blocks and handing
-// them to the compute units.
+// vacc_gemm_narrow_b.cc, vacc_gemm_conv_direct.cc) share for cutting work
+// into blocks and handing them to the compute units.
 #ifndef VACC_KERNELS_GEMM_VACC_GEMM_SPLIT_H_
 #define VACC_KERNELS_GEMM_VACC_GEMM_SPLIT_H_
 
 #include <algorithm>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <memory>
-#include <thread>
-#include <utility>
 
 #include "kernels/gemm/vacc_gemm.h"
 #include "kernels/gemm/vacc_gemm_microkernel.h"
 #include "vacc_compute_units.h"
 #include "vacc_shares.h"
-#include "vacc_spin_lock.h"
 
 namespace vacc {
 namespace gemm {
@@ -80,8 +75,8 @@ inline void RowTilesPacked(const MicroKernel& kernel, int64_t kc, const float* p
   }
 }
 
-// body(begin, end) over [0, n): split across `units` (items taken one by one,
-// dynamically), or all on the calling thread when units is nullptr.
+// body(begin, end) over [0, n): split across `units` (ParallelFor: chunks
+// dealt as shares), or all on the calling thread when units is nullptr.
 inline void ForEach(ComputeUnits* units, size_t n,
                     const std::function<void(size_t, size_t)>& body) {
   if (units == nullptr) {
@@ -91,8 +86,9 @@ inline void ForEach(ComputeUnits* units, size_t n,
   }
 }
 
-// body(begin, end) over [0, n) of a few large items (GEMM tiles): handed out
-// one item at a time, so no unit waits long for the last one.
+// body(begin, end) over [0, n) of a few large items (rows of a
+// convolution's output): each its own chunk, so no unit waits long for the
+// last one.
 inline void ForEachItem(ComputeUnits* units, size_t n,
                         const std::function<void(size_t, size_t)>& body) {
   if (units == nullptr) {
