@@ -32,15 +32,33 @@
 
 namespace {
 
+// C[M,N] = op(A) op(B) with op a transpose where ta/tb say: as TensorFlow's
+// MatMul computes it, the transposed operand stored as the row-major tensor
+// it is the transpose of.
 struct Problem {
   int64_t m, k, n;
+  bool ta = false, tb = false;
   std::string Name() const {
     return std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
   }
   double Flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(n) * k; }
 };
 
-// Operands per problem, filled once (random values in [-1, 1)), aligned as
+// What one benchmark times: a single product, or a sequence of them.
+using Sequence = std::vector<Problem>;
+
+// The eight products of one training step of bench/keras_step_bench.py's
+// MLP (784-512-512-10, batch 256) as TensorFlow's MatMul gradients issue
+// them: y = x W forward; dx = dy W^T (transpose_b) and dW = x^T dy
+// (transpose_a) backward (the first layer's dx is not needed). Timed as one
+// sequence, so the figure is the mix TensorFlow runs, transposes included.
+const Sequence kMlpStep = {
+    {256, 784, 512, false, false}, {256, 512, 512, false, false}, {256, 512, 10, false, false},
+    {512, 256, 10, true, false},   {256, 10, 512, false, true},   {512, 256, 512, true, false},
+    {256, 512, 512, false, true},  {784, 256, 512, true, false},
+};
+
+// Operands per product, filled once (random values in [-1, 1)), aligned as
 // on a vacc device (DeviceFloats).
 struct Operands {
   vacc_bench::DeviceFloats a, b, c;
@@ -54,89 +72,23 @@ struct Operands {
   }
 };
 
-void OpenBlas(benchmark::State& state, Problem p, int threads) {
-  Operands o(p);
-  openblas_set_num_threads(threads);
-  vacc_bench::TimeGflops(state, p.Flops(), [&] {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(p.m),
-                static_cast<int>(p.n), static_cast<int>(p.k), 1.0f, o.a.data(),
-                static_cast<int>(p.k), o.b.data(), static_cast<int>(p.n), 0.0f, o.c.data(),
-                static_cast<int>(p.n));
-    return true;
-  });
-  vacc_bench::LetWorkerThreadsIdle(threads);
-}
-
-void OneDnn(benchmark::State& state, Problem p, int threads) {
-  Operands o(p);
-  omp_set_num_threads(threads);
-  vacc_bench::TimeGflops(state, p.Flops(), [&] {
-    if (dnnl_sgemm('N', 'N', p.m, p.n, p.k, 1.0f, o.a.data(), p.k, o.b.data(), p.n, 0.0f,
-                   o.c.data(), p.n) != dnnl_success) {
-      state.SkipWithError("dnnl_sgemm failed");
-      return false;
-    }
-    return true;
-  });
-  vacc_bench::LetWorkerThreadsIdle(threads);
-}
-
-// `queued`: the work goes through the stream's queue to a unit and the host
-// waits for it (VACC_SYNC_KERNELS=0, then a wait), instead of the
-// synchronous kernel's path; the difference is the hand-off's cost.
-void Vacc(benchmark::State& state, Problem p, int threads, std::vector<std::string> anchors,
-          bool queued) {
-  Operands o(p);
-  vacc::Tensor a{TF_FLOAT, {p.m, p.k}, o.a.data()};
-  vacc::Tensor b{TF_FLOAT, {p.k, p.n}, o.b.data()};
-  vacc::Tensor c{TF_FLOAT, {p.m, p.n}, o.c.data()};
-  vacc_bench::Device device(threads);
-  vacc_bench::TimeGflops(state, p.Flops(), [&] {
-    const auto work = [&](vacc::ComputeUnits& units) {
-      return vacc::MatMulWork(a, b, false, false, c, units);
-    };
-    const vacc::Status s = queued ? device.EnqueueAndWait(work) : device.Run(work);
-    if (!s.ok()) state.SkipWithError(s.message.c_str());
-    return s.ok();
-  });
-  state.SetLabel(vacc_bench::GflopsLabel(anchors));
-}
-
-// The eight products of one training step of bench/keras_step_bench.py's
-// MLP (784-512-512-10, batch 256) as TensorFlow's MatMul gradients issue
-// them: y = x W forward; dx = dy W^T (transpose_b) and dW = x^T dy
-// (transpose_a) backward (the first layer's dx is not needed). Timed as one
-// sequence, so the figure is the mix TensorFlow runs, transposes included.
-struct Product {
-  int64_t m, k, n;
-  bool ta, tb;
-};
-const Product kMlpStep[] = {
-    {256, 784, 512, false, false}, {256, 512, 512, false, false}, {256, 512, 10, false, false},
-    {512, 256, 10, true, false},   {256, 10, 512, false, true},   {512, 256, 512, true, false},
-    {256, 512, 512, false, true},  {784, 256, 512, true, false},
-};
-
-// Operands of each product of a sequence, as TensorFlow stores them: a
-// transposed operand is the row-major tensor it is the transpose of.
 struct SequenceOperands {
   std::vector<Operands> ops;
   double flops = 0;
-  template <size_t N>
-  explicit SequenceOperands(const Product (&seq)[N]) {
-    for (const Product& q : seq) {
-      ops.emplace_back(Problem{q.m, q.k, q.n});
-      flops += Problem{q.m, q.k, q.n}.Flops();
+  explicit SequenceOperands(const Sequence& seq) {
+    for (const Problem& q : seq) {
+      ops.emplace_back(q);
+      flops += q.Flops();
     }
   }
 };
 
-void OpenBlasSequence(benchmark::State& state, int threads) {
-  SequenceOperands o(kMlpStep);
+void OpenBlas(benchmark::State& state, Sequence seq, int threads) {
+  SequenceOperands o(seq);
   openblas_set_num_threads(threads);
   vacc_bench::TimeGflops(state, o.flops, [&] {
-    for (size_t i = 0; i < o.ops.size(); ++i) {
-      const Product& q = kMlpStep[i];
+    for (size_t i = 0; i < seq.size(); ++i) {
+      const Problem& q = seq[i];
       Operands& x = o.ops[i];
       cblas_sgemm(CblasRowMajor, q.ta ? CblasTrans : CblasNoTrans, q.tb ? CblasTrans : CblasNoTrans,
                   static_cast<int>(q.m), static_cast<int>(q.n), static_cast<int>(q.k), 1.0f,
@@ -148,12 +100,12 @@ void OpenBlasSequence(benchmark::State& state, int threads) {
   vacc_bench::LetWorkerThreadsIdle(threads);
 }
 
-void OneDnnSequence(benchmark::State& state, int threads) {
-  SequenceOperands o(kMlpStep);
+void OneDnn(benchmark::State& state, Sequence seq, int threads) {
+  SequenceOperands o(seq);
   omp_set_num_threads(threads);
   vacc_bench::TimeGflops(state, o.flops, [&] {
-    for (size_t i = 0; i < o.ops.size(); ++i) {
-      const Product& q = kMlpStep[i];
+    for (size_t i = 0; i < seq.size(); ++i) {
+      const Problem& q = seq[i];
       Operands& x = o.ops[i];
       if (dnnl_sgemm(q.ta ? 'T' : 'N', q.tb ? 'T' : 'N', q.m, q.n, q.k, 1.0f, x.a.data(),
                      q.ta ? q.m : q.k, x.b.data(), q.tb ? q.k : q.n, 0.0f, x.c.data(),
@@ -167,24 +119,27 @@ void OneDnnSequence(benchmark::State& state, int threads) {
   vacc_bench::LetWorkerThreadsIdle(threads);
 }
 
-void VaccSequence(benchmark::State& state, int threads, std::vector<std::string> anchors) {
-  SequenceOperands o(kMlpStep);
+// `queued`: the work goes through the stream's queue to a unit and the host
+// waits for it (VACC_SYNC_KERNELS=0, then a wait), instead of the
+// synchronous kernel's path; the difference is the hand-off's cost.
+void Vacc(benchmark::State& state, Sequence seq, int threads, std::vector<std::string> anchors,
+          bool queued) {
+  SequenceOperands o(seq);
   std::vector<vacc::Tensor> a, b, c;
-  for (size_t i = 0; i < o.ops.size(); ++i) {
-    const Product& q = kMlpStep[i];
+  for (size_t i = 0; i < seq.size(); ++i) {
+    const Problem& q = seq[i];
     Operands& x = o.ops[i];
-    a.push_back({TF_FLOAT, q.ta ? std::vector<int64_t>{q.k, q.m} : std::vector<int64_t>{q.m, q.k},
-                 x.a.data()});
-    b.push_back({TF_FLOAT, q.tb ? std::vector<int64_t>{q.n, q.k} : std::vector<int64_t>{q.k, q.n},
-                 x.b.data()});
+    a.push_back({TF_FLOAT, q.ta ? vacc::Shape{q.k, q.m} : vacc::Shape{q.m, q.k}, x.a.data()});
+    b.push_back({TF_FLOAT, q.tb ? vacc::Shape{q.n, q.k} : vacc::Shape{q.k, q.n}, x.b.data()});
     c.push_back({TF_FLOAT, {q.m, q.n}, x.c.data()});
   }
   vacc_bench::Device device(threads);
   vacc_bench::TimeGflops(state, o.flops, [&] {
-    for (size_t i = 0; i < o.ops.size(); ++i) {
-      const vacc::Status s = device.Run([&](vacc::ComputeUnits& units) {
-        return vacc::MatMulWork(a[i], b[i], kMlpStep[i].ta, kMlpStep[i].tb, c[i], units);
-      });
+    for (size_t i = 0; i < seq.size(); ++i) {
+      const auto work = [&](vacc::ComputeUnits& units) {
+        return vacc::MatMulWork(a[i], b[i], seq[i].ta, seq[i].tb, c[i], units);
+      };
+      const vacc::Status s = queued ? device.EnqueueAndWait(work) : device.Run(work);
       if (!s.ok()) {
         state.SkipWithError(s.message.c_str());
         return false;
@@ -193,6 +148,23 @@ void VaccSequence(benchmark::State& state, int threads, std::vector<std::string>
     return true;
   });
   state.SetLabel(vacc_bench::GflopsLabel(anchors));
+}
+
+// Registers MatMul/<name>/tT against both anchors, and the queued variant.
+void RegisterWithAnchors(const std::string& name, const Sequence& seq, int t, bool queued_too) {
+  const std::string suffix = name + "/t" + std::to_string(t);
+  const std::string blas = "anchor/MatMul/openblas/" + suffix;
+  const std::string dnnl = "anchor/MatMul/onednn/" + suffix;
+  benchmark::RegisterBenchmark(blas.c_str(), OpenBlas, seq, t)->UseRealTime();
+  benchmark::RegisterBenchmark(dnnl.c_str(), OneDnn, seq, t)->UseRealTime();
+  const std::vector<std::string> anchors{blas, dnnl};
+  benchmark::RegisterBenchmark(("MatMul/" + suffix).c_str(), Vacc, seq, t, anchors, false)
+      ->UseRealTime();
+  if (queued_too) {
+    benchmark::RegisterBenchmark(("MatMul/" + suffix + "/queued").c_str(), Vacc, seq, t,
+                                 anchors, true)
+        ->UseRealTime();
+  }
 }
 
 const Problem kProblems[] = {
@@ -204,31 +176,11 @@ const Problem kProblems[] = {
 void Register() {
   for (const Problem& p : kProblems) {
     for (int t : {1, 2}) {
-      const std::string suffix = p.Name() + "/t" + std::to_string(t);
-      const std::string blas = "anchor/MatMul/openblas/" + suffix;
-      const std::string dnnl = "anchor/MatMul/onednn/" + suffix;
-      benchmark::RegisterBenchmark(blas.c_str(), OpenBlas, p, t)->UseRealTime();
-      benchmark::RegisterBenchmark(dnnl.c_str(), OneDnn, p, t)->UseRealTime();
-      benchmark::RegisterBenchmark(("MatMul/" + suffix).c_str(), Vacc, p, t,
-                                   std::vector<std::string>{blas, dnnl}, false)
-          ->UseRealTime();
-      if (p.m * p.n * p.k <= 32 * 784 * 128) {  // short enough for the hand-off to show
-        benchmark::RegisterBenchmark(("MatMul/" + suffix + "/queued").c_str(), Vacc, p, t,
-                                     std::vector<std::string>{blas, dnnl}, true)
-            ->UseRealTime();
-      }
+      // Short enough for the hand-off to show: the queued variant too.
+      RegisterWithAnchors(p.Name(), {p}, t, p.m * p.n * p.k <= 32 * 784 * 128);
     }
   }
-  for (int t : {1, 2}) {
-    const std::string suffix = "KerasMLP-784-512-512-10-b256-step/t" + std::to_string(t);
-    const std::string blas = "anchor/MatMul/openblas/" + suffix;
-    const std::string dnnl = "anchor/MatMul/onednn/" + suffix;
-    benchmark::RegisterBenchmark(blas.c_str(), OpenBlasSequence, t)->UseRealTime();
-    benchmark::RegisterBenchmark(dnnl.c_str(), OneDnnSequence, t)->UseRealTime();
-    benchmark::RegisterBenchmark(("MatMul/" + suffix).c_str(), VaccSequence, t,
-                                 std::vector<std::string>{blas, dnnl})
-        ->UseRealTime();
-  }
+  for (int t : {1, 2}) RegisterWithAnchors("KerasMLP-784-512-512-10-b256-step", kMlpStep, t, false);
 }
 
 }  // namespace

@@ -80,8 +80,7 @@ bool TransposedNarrowGemm(const PackableA& a, const Matrix& b, float* c, int64_t
       !NarrowBApplies(a, b) || n > kSmallMRows) {
     return false;
   }
-  const int full_nr = CurrentMicroKernel().nr;
-  const int64_t nr = HalfWidthFor(n, full_nr) ? full_nr / 2 : full_nr;  // as NarrowBGemm's
+  const int64_t nr = MicroKernelFor(n).nr;  // NarrowBGemm's panel width
   if (4 * n > 3 * CeilDiv(n, nr) * nr) return false;
   float* ct = t_transposed_c.Get(n * m);
   if (ct == nullptr) std::abort();  // out of host memory
@@ -135,9 +134,7 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
       float* packed_a = t_packed_a.Get(chunks.largest * kc_max);
       if (packed_b == nullptr || packed_a == nullptr) std::abort();  // out of host memory
       bool b_packed = false;  // by this unit's first chunk, as it computes
-      for (size_t chunk; shares.Next(part, &chunk);) {
-        const int64_t row0 = chunks.Row0(static_cast<int64_t>(chunk));
-        const int64_t rows = chunks.Rows(static_cast<int64_t>(chunk));
+      for (int64_t row0, rows; chunks.Next(shares, part, &row0, &rows);) {
         for (int64_t pc = 0; pc < k; pc += kc_max) {
           const int64_t kc = std::min(kc_max, k - pc);
           const bool add = accumulate || pc > 0;  // later K blocks add to the first

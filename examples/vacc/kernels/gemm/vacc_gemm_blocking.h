@@ -55,7 +55,7 @@ constexpr int64_t kSmallMRows = 128;
 constexpr int64_t kNarrowBCols = 128;
 // Row chunks per participating unit in the narrow-B path: enough that the
 // last one taken is short.
-constexpr int64_t kTilesPerParticipant = 16;
+constexpr int64_t kNarrowBChunksPerParticipant = 16;
 
 }  // namespace gemm
 }  // namespace vacc

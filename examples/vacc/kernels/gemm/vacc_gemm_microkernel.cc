@@ -200,6 +200,16 @@ MicroKernel CurrentMicroKernel(bool half_width) {
   return HWY_DYNAMIC_DISPATCH(GetMicroKernel)(half_width);
 }
 
+namespace {
+bool HalfWidthFor(int64_t n) {
+  const int full_nr = CurrentMicroKernel().nr;
+  return full_nr >= 4 && n <= full_nr / 2;
+}
+}  // namespace
+
+MicroKernel MicroKernelFor(int64_t n) { return CurrentMicroKernel(HalfWidthFor(n)); }
+RowsKernel RowsKernelFor(int64_t n) { return CurrentRowsKernel(HalfWidthFor(n)); }
+
 }  // namespace gemm
 }  // namespace vacc
 #endif  // HWY_ONCE

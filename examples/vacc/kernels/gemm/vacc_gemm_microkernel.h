@@ -78,9 +78,11 @@ struct RowsKernel {
 // the vector width with half_width, as CurrentMicroKernel).
 RowsKernel CurrentRowsKernel(bool half_width = false);
 
-// Whether a product with n columns of B runs the half-width kernels: when
-// they cover n, i.e. n <= half of the full kernel's NR.
-inline bool HalfWidthFor(int64_t n, int full_nr) { return full_nr >= 4 && n <= full_nr / 2; }
+// The kernels for a B of n columns: the half-width ones when they cover n
+// (n <= half of the full NR), else the full ones. Every driver picks its
+// kernels (and so its panel width) here, so the choice is made once.
+MicroKernel MicroKernelFor(int64_t n);
+RowsKernel RowsKernelFor(int64_t n);
 
 }  // namespace gemm
 }  // namespace vacc

@@ -15,6 +15,7 @@
 #include "hwy/highway.h"
 
 #include <cstdint>
+#include <utility>
 
 #include "kernels/gemm/vacc_gemm_microkernel.h"
 #include "kernels/gemm/vacc_gemm_tags-inl.h"
@@ -156,27 +157,19 @@ void RowsPackingKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda,
   tile.Store(d, c, ldc, static_cast<int>(2 * N), accumulate);
 }
 
-template <class D>
-RowsKernel MakeRowsKernel() {
+template <class D, int... R>
+RowsKernel MakeRowsKernel(std::integer_sequence<int, R...>) {
   RowsKernel k;
   k.nr = static_cast<int>(2 * hn::Lanes(D()));
-  k.run[1] = &RowsKernelF32<1, D>;
-  k.run[2] = &RowsKernelF32<2, D>;
-  k.run[3] = &RowsKernelF32<3, D>;
-  k.run[4] = &RowsKernelF32<4, D>;
-  k.run[5] = &RowsKernelF32<5, D>;
-  k.run[6] = &RowsKernelF32<6, D>;
-  k.run_packing[1] = &RowsPackingKernelF32<1, D>;
-  k.run_packing[2] = &RowsPackingKernelF32<2, D>;
-  k.run_packing[3] = &RowsPackingKernelF32<3, D>;
-  k.run_packing[4] = &RowsPackingKernelF32<4, D>;
-  k.run_packing[5] = &RowsPackingKernelF32<5, D>;
-  k.run_packing[6] = &RowsPackingKernelF32<6, D>;
+  ((k.run[R] = &RowsKernelF32<R, D>, k.run_packing[R] = &RowsPackingKernelF32<R, D>), ...);
   return k;
 }
 
 RowsKernel GetRowsKernel(bool half_width) {
-  return half_width ? MakeRowsKernel<HalfTag>() : MakeRowsKernel<FullTag>();
+  // Tiles of 1 to kMaxRows rows.
+  using Rows = std::integer_sequence<int, 1, 2, 3, 4, 5, 6>;
+  static_assert(RowsKernel::kMaxRows == 6, "Rows lists every tile height");
+  return half_width ? MakeRowsKernel<HalfTag>(Rows()) : MakeRowsKernel<FullTag>(Rows());
 }
 
 }  // namespace HWY_NAMESPACE

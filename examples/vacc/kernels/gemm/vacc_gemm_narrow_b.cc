@@ -41,9 +41,8 @@ void NarrowBGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, boo
                  ComputeUnits* units) {
   if (EmptyProduct(a, b, c, ldc, accumulate)) return;
   const int64_t m = a.rows(), k = a.cols(), n = b.cols;
-  const bool half = HalfWidthFor(n, CurrentMicroKernel().nr);
-  const MicroKernel packed = CurrentMicroKernel(half);
-  const RowsKernel direct = CurrentRowsKernel(half);
+  const MicroKernel packed = MicroKernelFor(n);
+  const RowsKernel direct = RowsKernelFor(n);
   const int64_t mr = packed.mr, nr = packed.nr;
   const int64_t panels = CeilDiv(n, nr);
   // A's rows stream past the B panel from L2 (as in the short-A path), so
@@ -54,7 +53,7 @@ void NarrowBGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, boo
   // panel passes over it), at least 4 micro-panels, and enough per unit
   // that the last one taken is short.
   const int parts = Participants(units);
-  const RowChunks chunks(m, mr, kMC, 4 * mr, parts, kTilesPerParticipant);
+  const RowChunks chunks(m, mr, kMC, 4 * mr, parts, kNarrowBChunksPerParticipant);
   Shares shares(static_cast<size_t>(chunks.count), parts);
 
   ForEachParticipant(units, [&](int part) {
@@ -68,9 +67,7 @@ void NarrowBGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, boo
       std::abort();  // out of host memory
     }
     bool b_packed = false;
-    for (size_t chunk; shares.Next(part, &chunk);) {
-      const int64_t row0 = chunks.Row0(static_cast<int64_t>(chunk));
-      const int64_t rows = chunks.Rows(static_cast<int64_t>(chunk));
+    for (int64_t row0, rows; chunks.Next(shares, part, &row0, &rows);) {
       for (int64_t pc = 0; pc < k; pc += kc_max) {
         const int64_t kc = std::min(kc_max, k - pc);
         const bool add = accumulate || pc > 0;  // later K blocks add to the first

@@ -95,9 +95,8 @@ void SmallMGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
                 ComputeUnits* units) {
   if (EmptyProduct(a, b, c, ldc, accumulate)) return;
   Plan plan;
-  const bool half = HalfWidthFor(b.cols, CurrentMicroKernel().nr);
-  plan.packed = CurrentMicroKernel(half);
-  plan.rows = CurrentRowsKernel(half);
+  plan.packed = MicroKernelFor(b.cols);
+  plan.rows = RowsKernelFor(b.cols);
   plan.a_in_place = FloatRowsInPlace(a);
   if (b.dtype == TF_FLOAT && b.col_stride == 1) plan.b_in_place = &b;
   // Equal KC blocks: K = 300 is 2 x 150, not 256 + 44.

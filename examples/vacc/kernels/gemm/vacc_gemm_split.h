@@ -117,6 +117,15 @@ struct RowChunks {
   }
   int64_t Row0(int64_t c) const { return c * panels / count * mr; }
   int64_t Rows(int64_t c) const { return std::min(m, (c + 1) * panels / count * mr) - Row0(c); }
+  // Participant part's next chunk from `shares` (dealt over count chunks):
+  // its first row and row count; false when every share is empty.
+  bool Next(Shares& shares, int part, int64_t* row0, int64_t* rows) const {
+    size_t c;
+    if (!shares.Next(part, &c)) return false;
+    *row0 = Row0(static_cast<int64_t>(c));
+    *rows = Rows(static_cast<int64_t>(c));
+    return true;
+  }
 
   const int64_t mr, panels, m;
   int64_t count = 1;    // chunks
