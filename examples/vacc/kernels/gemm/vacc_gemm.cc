@@ -10,7 +10,9 @@
 //     each takes its own, then what another has not started
 //       for pc in K step KC
 //         pack the chunk's A block       stays in L2 (the C chunk too,
-//                                        across the K blocks)
+//                                        across the K blocks); a float32
+//                                        A in memory is packed by the
+//                                        first panel's tiles instead
 //         for jr in NC step NR           B panel stays in L1
 //           for ir in chunk step MR      A panel from L2
 //             micro-kernel: MR x NR tile of C, in registers over KC
@@ -122,6 +124,11 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   // A float32 B with contiguous rows is packed by the micro-kernel
   // (run_packing) as it computes a unit's first row tile of each panel.
   const Matrix* b_in_place = b.dtype == TF_FLOAT && b.col_stride == 1 ? &b : nullptr;
+  // Likewise a float32 A with contiguous rows, by the tiles of each block's
+  // first panel (run_packing_a).
+  const Matrix* am = a.InMemory();
+  const Matrix* a_in_place =
+      am != nullptr && am->dtype == TF_FLOAT && am->col_stride == 1 ? am : nullptr;
 
   for (int64_t jc = 0; jc < n; jc += nc) {
     const int64_t ncur = std::min(nc, n - jc), panels = CeilDiv(ncur, nr);
@@ -138,26 +145,41 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
         for (int64_t pc = 0; pc < k; pc += kc_max) {
           const int64_t kc = std::min(kc_max, k - pc);
           const bool add = accumulate || pc > 0;  // later K blocks add to the first
-          a.Pack(row0, rows, pc, kc, uk.mr, packed_a);
+          if (a_in_place == nullptr) a.Pack(row0, rows, pc, kc, uk.mr, packed_a);
           for (int64_t p = 0; p < panels; ++p) {
             const int64_t col = jc + p * nr;
             const int n_eff = static_cast<int>(std::min(nr, n - col));
             float* b_panel = packed_b + pc * panels * nr + p * nr * kc;
             float* c_block = c + row0 * ldc + col;
-            int64_t i = 0;  // rows done
+            // B for the first row tile: the packed panel, or B in place,
+            // packed to the panel by that tile.
+            const float* b_first = b_panel;
+            int64_t ldb = 0;
+            float* b_to_pack = nullptr;
             if (!b_packed && b_in_place != nullptr && n_eff == nr) {
-              i = std::min(mr, rows);
-              uk.run_packing(kc, packed_a,
-                             static_cast<const float*>(b_in_place->data) +
-                                 pc * b_in_place->row_stride + col,
-                             b_in_place->row_stride, b_panel, c_block, ldc, static_cast<int>(i),
-                             add);
+              b_first = static_cast<const float*>(b_in_place->data) +
+                        pc * b_in_place->row_stride + col;
+              ldb = b_in_place->row_stride;
+              b_to_pack = b_panel;
             } else if (!b_packed) {
               PackB(b, pc, kc, col, n_eff, uk.nr, b_panel);
             }
-            for (; i < rows; i += mr) {
-              uk.run(kc, packed_a + i * kc, b_panel, c_block + i * ldc, ldc,
-                     static_cast<int>(std::min(mr, rows - i)), n_eff, add);
+            for (int64_t i = 0; i < rows; i += mr) {
+              const int m_eff = static_cast<int>(std::min(mr, rows - i));
+              if (a_in_place != nullptr && p == 0) {
+                uk.run_packing_a(kc,
+                                 static_cast<const float*>(a_in_place->data) +
+                                     (row0 + i) * a_in_place->row_stride + pc,
+                                 a_in_place->row_stride, packed_a + i * kc, b_first, ldb,
+                                 b_to_pack, c_block + i * ldc, ldc, m_eff, n_eff, add);
+              } else if (b_to_pack != nullptr) {
+                uk.run_packing(kc, packed_a + i * kc, b_first, ldb, b_to_pack, c_block + i * ldc,
+                               ldc, m_eff, add);
+              } else {
+                uk.run(kc, packed_a + i * kc, b_panel, c_block + i * ldc, ldc, m_eff, n_eff, add);
+              }
+              b_first = b_panel;  // packed now
+              b_to_pack = nullptr;
             }
           }
         }

@@ -14,6 +14,7 @@
 #include "hwy/highway.h"
 
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/gemm/vacc_gemm_microkernel.h"
 #include "kernels/gemm/vacc_gemm_tags-inl.h"
@@ -27,17 +28,39 @@ namespace hn = hwy::HWY_NAMESPACE;
 constexpr int kMR = 6;
 // How far ahead of the row it packs KernelPackingF32 fetches B's rows.
 constexpr int64_t kPrefetchRows = 16;
+// How far ahead along its rows a kernel reading A in place fetches them.
+constexpr int64_t kAheadA = 96;
 
 // B comes packed (kPackB false: b is the KC x NR panel, b_step = 2N), or
 // in place from a row-major float32 B (kPackB true: row k at b + k*b_step),
 // in which case each row of the panel is also stored to b_packed as the
-// packed layout has it, for the tiles after this one.
-template <class D, bool kPackB>
-HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
+// packed layout has it, for the tiles after this one. Likewise A: a packed
+// KC x MR panel (kPackA false), or m rows of a row-major float32 A, lda
+// apart (kPackA true), stored to a_packed as MatrixA::Pack would (rows past
+// m repeat row m-1: their sums are never stored).
+// One float copied through an integer register. As a float, GCC loads it
+// once for both the copy and the broadcast, and broadcasts from a vector
+// register, an instruction for the shuffle pipes (one of which also does
+// FMAs on Zen4) instead of a load port's broadcast from memory.
+HWY_INLINE void CopyBits(const float* from, float* to) {
+  uint32_t bits;
+  std::memcpy(&bits, from, sizeof(bits));
+  std::memcpy(to, &bits, sizeof(bits));
+}
+
+template <class D, bool kPackB, bool kPackA>
+HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t lda,
+                       float* HWY_RESTRICT a_packed, const float* HWY_RESTRICT b,
                        int64_t b_step, float* HWY_RESTRICT b_packed, float* HWY_RESTRICT c,
                        int64_t ldc, int m, int n, bool accumulate) {
   const D d;
   const size_t N = hn::Lanes(d);
+  // Row r of an A read in place (unused otherwise).
+  const float *a0 = a, *a1 = a, *a2 = a, *a3 = a, *a4 = a, *a5 = a;
+  if (kPackA) {
+    const float** rows[kMR] = {&a0, &a1, &a2, &a3, &a4, &a5};
+    for (int r = 1; r < kMR; ++r) *rows[r] = a + (r < m ? r : m - 1) * lda;
+  }
   // C's rows are far apart (ldc) and usually not in L1/L2 when the tile is
   // stored; fetching them now overlaps that miss with the KC loop instead of
   // stalling after it (~15% of a 256-deep tile on Zen3 otherwise).
@@ -61,18 +84,19 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, const float* HWY
       hwy::Prefetch(b + ((K) + kPrefetchRows) * b_step);                         \
       hwy::Prefetch(b + ((K) + kPrefetchRows) * b_step + 2 * N - 1);             \
     }                                                                            \
-    auto av = hn::Set(d, a[(K) * kMR + 0]);                                      \
-    c00 = hn::MulAdd(av, b0, c00); c01 = hn::MulAdd(av, b1, c01);                \
-    av = hn::Set(d, a[(K) * kMR + 1]);                                           \
-    c10 = hn::MulAdd(av, b0, c10); c11 = hn::MulAdd(av, b1, c11);                \
-    av = hn::Set(d, a[(K) * kMR + 2]);                                           \
-    c20 = hn::MulAdd(av, b0, c20); c21 = hn::MulAdd(av, b1, c21);                \
-    av = hn::Set(d, a[(K) * kMR + 3]);                                           \
-    c30 = hn::MulAdd(av, b0, c30); c31 = hn::MulAdd(av, b1, c31);                \
-    av = hn::Set(d, a[(K) * kMR + 4]);                                           \
-    c40 = hn::MulAdd(av, b0, c40); c41 = hn::MulAdd(av, b1, c41);                \
-    av = hn::Set(d, a[(K) * kMR + 5]);                                           \
-    c50 = hn::MulAdd(av, b0, c50); c51 = hn::MulAdd(av, b1, c51);                \
+    VACC_GEMM_ROW(0, K, c00, c01) VACC_GEMM_ROW(1, K, c10, c11)                  \
+    VACC_GEMM_ROW(2, K, c20, c21) VACC_GEMM_ROW(3, K, c30, c31)                  \
+    VACC_GEMM_ROW(4, K, c40, c41) VACC_GEMM_ROW(5, K, c50, c51)                  \
+  }
+  // Row R's part of a k step: its A value broadcast, times B's row. An A
+  // read in place is also copied to the packed panel.
+#define VACC_GEMM_ROW(R, K, V0, V1)                                              \
+  {                                                                              \
+    const float* a_at = kPackA ? a##R + (K) : a + (K) * kMR + (R);               \
+    if (kPackA) CopyBits(a_at, a_packed + (K) * kMR + (R));                      \
+    const auto av = hn::Set(d, *a_at);                                           \
+    V0 = hn::MulAdd(av, b0, V0);                                                 \
+    V1 = hn::MulAdd(av, b1, V1);                                                 \
   }
   // With native FMA, unrolled x4 (constant offsets from a and b): one
   // pointer step and one loop test per 4 k steps. Each step uses only b0, b1
@@ -84,21 +108,33 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, const float* HWY
   // unrolling made GCC spill: one step per iteration there. The packing
   // variant spills one B vector per 4 steps on AVX2 (16 registers); it runs
   // one row tile per panel, so that was left as it is.
+  // S k steps on. An A read in place: its rows' lines kAheadA floats on are
+  // fetched (they come from L3 or memory, six short streams at once).
+#define VACC_GEMM_ADVANCE(S)                                                     \
+  if (kPackA) {                                                                  \
+    hwy::Prefetch(a0 + kAheadA); hwy::Prefetch(a1 + kAheadA);                   \
+    hwy::Prefetch(a2 + kAheadA); hwy::Prefetch(a3 + kAheadA);                   \
+    hwy::Prefetch(a4 + kAheadA); hwy::Prefetch(a5 + kAheadA);                   \
+    a0 += (S); a1 += (S); a2 += (S); a3 += (S); a4 += (S); a5 += (S);           \
+    a_packed += (S) * kMR;                                                       \
+  } else {                                                                       \
+    a += (S) * kMR;                                                              \
+  }                                                                              \
+  b += (S) * b_step;                                                             \
+  if (kPackB) b_packed += (S) * 2 * N;
   int64_t k = 0;
   if (HWY_NATIVE_FMA) {
     for (; k + 4 <= kc; k += 4) {
       VACC_GEMM_STEP(0) VACC_GEMM_STEP(1) VACC_GEMM_STEP(2) VACC_GEMM_STEP(3)
-      a += 4 * kMR;
-      b += 4 * b_step;
-      if (kPackB) b_packed += 8 * N;
+      VACC_GEMM_ADVANCE(4)
     }
   }
   for (; k < kc; ++k) {
     VACC_GEMM_STEP(0)
-    a += kMR;
-    b += b_step;
-    if (kPackB) b_packed += 2 * N;
+    VACC_GEMM_ADVANCE(1)
   }
+#undef VACC_GEMM_ADVANCE
+#undef VACC_GEMM_ROW
 #undef VACC_GEMM_STEP
 
   // Full tile: straight to C (adding to it, or not). Edge tile: through a
@@ -147,7 +183,7 @@ template <class D>
 void KernelF32(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
                float* HWY_RESTRICT c, int64_t ldc, int m, int n, bool accumulate) {
   const int64_t nr = static_cast<int64_t>(2 * hn::Lanes(D()));
-  Kernel<D, false>(kc, a, b, nr, nullptr, c, ldc, m, n, accumulate);
+  Kernel<D, false, false>(kc, a, 0, nullptr, b, nr, nullptr, c, ldc, m, n, accumulate);
 }
 
 template <class D>
@@ -155,7 +191,20 @@ void KernelPackingF32(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_
                       int64_t ldb, float* HWY_RESTRICT b_packed, float* HWY_RESTRICT c,
                       int64_t ldc, int m, bool accumulate) {
   const int nr = static_cast<int>(2 * hn::Lanes(D()));
-  Kernel<D, true>(kc, a, b, ldb, b_packed, c, ldc, m, nr, accumulate);
+  Kernel<D, true, false>(kc, a, 0, nullptr, b, ldb, b_packed, c, ldc, m, nr, accumulate);
+}
+
+template <class D>
+void KernelPackingAF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda,
+                       float* HWY_RESTRICT a_packed, const float* HWY_RESTRICT b, int64_t ldb,
+                       float* HWY_RESTRICT b_packed, float* HWY_RESTRICT c, int64_t ldc, int m,
+                       int n, bool accumulate) {
+  const int nr = static_cast<int>(2 * hn::Lanes(D()));
+  if (b_packed != nullptr) {
+    Kernel<D, true, true>(kc, a, lda, a_packed, b, ldb, b_packed, c, ldc, m, nr, accumulate);
+  } else {
+    Kernel<D, false, true>(kc, a, lda, a_packed, b, nr, nullptr, c, ldc, m, n, accumulate);
+  }
 }
 
 template <class D>
@@ -165,6 +214,7 @@ MicroKernel MakeMicroKernel() {
   k.nr = static_cast<int>(2 * hn::Lanes(D()));
   k.run = &KernelF32<D>;
   k.run_packing = &KernelPackingF32<D>;
+  k.run_packing_a = &KernelPackingAF32<D>;
   k.target = hwy::TargetName(HWY_TARGET);
   return k;
 }
