@@ -124,11 +124,13 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   // A float32 B with contiguous rows is packed by the micro-kernel
   // (run_packing) as it computes a unit's first row tile of each panel.
   const Matrix* b_in_place = b.dtype == TF_FLOAT && b.col_stride == 1 ? &b : nullptr;
-  // Likewise a float32 A with contiguous rows, by the tiles of each block's
-  // first panel (run_packing_a).
+  // Likewise a float32 A with contiguous rows or columns (transposed), by
+  // the tiles of each block's first panel (run_packing_a).
   const Matrix* am = a.InMemory();
-  const Matrix* a_in_place =
-      am != nullptr && am->dtype == TF_FLOAT && am->col_stride == 1 ? am : nullptr;
+  const Matrix* a_in_place = am != nullptr && am->dtype == TF_FLOAT &&
+                                     (am->col_stride == 1 || am->row_stride == 1)
+                                 ? am
+                                 : nullptr;
 
   for (int64_t jc = 0; jc < n; jc += nc) {
     const int64_t ncur = std::min(nc, n - jc), panels = CeilDiv(ncur, nr);
@@ -169,9 +171,11 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
               if (a_in_place != nullptr && p == 0) {
                 uk.run_packing_a(kc,
                                  static_cast<const float*>(a_in_place->data) +
-                                     (row0 + i) * a_in_place->row_stride + pc,
-                                 a_in_place->row_stride, packed_a + i * kc, b_first, ldb,
-                                 b_to_pack, c_block + i * ldc, ldc, m_eff, n_eff, add);
+                                     (row0 + i) * a_in_place->row_stride +
+                                     pc * a_in_place->col_stride,
+                                 a_in_place->row_stride, a_in_place->col_stride,
+                                 packed_a + i * kc, b_first, ldb, b_to_pack, c_block + i * ldc,
+                                 ldc, m_eff, n_eff, add);
               } else if (b_to_pack != nullptr) {
                 uk.run_packing(kc, packed_a + i * kc, b_first, ldb, b_to_pack, c_block + i * ldc,
                                ldc, m_eff, add);

@@ -28,16 +28,11 @@ namespace hn = hwy::HWY_NAMESPACE;
 constexpr int kMR = 6;
 // How far ahead of the row it packs KernelPackingF32 fetches B's rows.
 constexpr int64_t kPrefetchRows = 16;
-// How far ahead along its rows a kernel reading A in place fetches them.
+// How far ahead a kernel reading A in place fetches it: along its rows
+// (row-major), or in k steps (a transposed A, a k step per line).
 constexpr int64_t kAheadA = 96;
+constexpr int64_t kAheadColumns = 16;
 
-// B comes packed (kPackB false: b is the KC x NR panel, b_step = 2N), or
-// in place from a row-major float32 B (kPackB true: row k at b + k*b_step),
-// in which case each row of the panel is also stored to b_packed as the
-// packed layout has it, for the tiles after this one. Likewise A: a packed
-// KC x MR panel (kPackA false), or m rows of a row-major float32 A, lda
-// apart (kPackA true), stored to a_packed as MatrixA::Pack would (rows past
-// m repeat row m-1: their sums are never stored).
 // One float copied through an integer register. As a float, GCC loads it
 // once for both the copy and the broadcast, and broadcasts from a vector
 // register, an instruction for the shuffle pipes (one of which also does
@@ -48,18 +43,35 @@ HWY_INLINE void CopyBits(const float* from, float* to) {
   std::memcpy(to, &bits, sizeof(bits));
 }
 
-template <class D, bool kPackB, bool kPackA>
-HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t lda,
+// Where the kernel reads A from: a packed KC x MR panel, or a float32 A in
+// place whose rows (kRows: A(r, k) at a[r * a_step + k]) or columns
+// (kColumns, a transposed A: a[r + k * a_step]) are contiguous, packed on
+// the way to a_packed as MatrixA::Pack would (rows past m repeat row m-1:
+// their sums are never stored). (A kColumns variant for full tiles with one
+// pointer, rows at constant offsets, instead of six stepped pointers, ran
+// no faster: its time goes to waiting for A's lines, one per k step.)
+enum ASource { kPacked, kRows, kColumns };
+
+// B comes packed (kPackB false: b is the KC x NR panel, b_step = 2N), or
+// in place from a row-major float32 B (kPackB true: row k at b + k*b_step),
+// in which case each row of the panel is also stored to b_packed as the
+// packed layout has it, for the tiles after this one.
+template <class D, bool kPackB, ASource kA>
+HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
                        float* HWY_RESTRICT a_packed, const float* HWY_RESTRICT b,
                        int64_t b_step, float* HWY_RESTRICT b_packed, float* HWY_RESTRICT c,
                        int64_t ldc, int m, int n, bool accumulate) {
   const D d;
   const size_t N = hn::Lanes(d);
-  // Row r of an A read in place (unused otherwise).
+  constexpr bool kInPlace = kA != kPacked;
+  // An A in place: the distance between rows, and between k steps.
+  const int64_t row_step = kA == kRows ? a_step : 1;
+  const int64_t k_step = kA == kColumns ? a_step : 1;
+  // Row r of an A in place (unused otherwise).
   const float *a0 = a, *a1 = a, *a2 = a, *a3 = a, *a4 = a, *a5 = a;
-  if (kPackA) {
+  if (kInPlace) {
     const float** rows[kMR] = {&a0, &a1, &a2, &a3, &a4, &a5};
-    for (int r = 1; r < kMR; ++r) *rows[r] = a + (r < m ? r : m - 1) * lda;
+    for (int r = 1; r < kMR; ++r) *rows[r] = a + (r < m ? r : m - 1) * row_step;
   }
   // C's rows are far apart (ldc) and usually not in L1/L2 when the tile is
   // stored; fetching them now overlaps that miss with the KC loop instead of
@@ -92,8 +104,8 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t lda,
   // read in place is also copied to the packed panel.
 #define VACC_GEMM_ROW(R, K, V0, V1)                                              \
   {                                                                              \
-    const float* a_at = kPackA ? a##R + (K) : a + (K) * kMR + (R);               \
-    if (kPackA) CopyBits(a_at, a_packed + (K) * kMR + (R));                      \
+    const float* a_at = kInPlace ? a##R + (K) * k_step : a + (K) * kMR + (R);    \
+    if (kInPlace) CopyBits(a_at, a_packed + (K) * kMR + (R));                    \
     const auto av = hn::Set(d, *a_at);                                           \
     V0 = hn::MulAdd(av, b0, V0);                                                 \
     V1 = hn::MulAdd(av, b1, V1);                                                 \
@@ -108,14 +120,22 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t lda,
   // unrolling made GCC spill: one step per iteration there. The packing
   // variant spills one B vector per 4 steps on AVX2 (16 registers); it runs
   // one row tile per panel, so that was left as it is.
-  // S k steps on. An A read in place: its rows' lines kAheadA floats on are
-  // fetched (they come from L3 or memory, six short streams at once).
+  // S k steps on. An A in place: what it reads kAheadA steps on is fetched
+  // (from L3 or memory: six short row streams, or one line per k step).
 #define VACC_GEMM_ADVANCE(S)                                                     \
-  if (kPackA) {                                                                  \
+  if (kA == kRows) {                                                             \
     hwy::Prefetch(a0 + kAheadA); hwy::Prefetch(a1 + kAheadA);                   \
     hwy::Prefetch(a2 + kAheadA); hwy::Prefetch(a3 + kAheadA);                   \
     hwy::Prefetch(a4 + kAheadA); hwy::Prefetch(a5 + kAheadA);                   \
-    a0 += (S); a1 += (S); a2 += (S); a3 += (S); a4 += (S); a5 += (S);           \
+  } else if (kInPlace) {                                                         \
+    for (int s = 0; s < (S); ++s) {                                              \
+      hwy::Prefetch(a0 + (kAheadColumns + s) * k_step);                          \
+      hwy::Prefetch(a5 + (kAheadColumns + s) * k_step);                          \
+    }                                                                            \
+  }                                                                              \
+  if (kInPlace) {                                                                \
+    a0 += (S) * k_step; a1 += (S) * k_step; a2 += (S) * k_step;                 \
+    a3 += (S) * k_step; a4 += (S) * k_step; a5 += (S) * k_step;                 \
     a_packed += (S) * kMR;                                                       \
   } else {                                                                       \
     a += (S) * kMR;                                                              \
@@ -183,7 +203,7 @@ template <class D>
 void KernelF32(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
                float* HWY_RESTRICT c, int64_t ldc, int m, int n, bool accumulate) {
   const int64_t nr = static_cast<int64_t>(2 * hn::Lanes(D()));
-  Kernel<D, false, false>(kc, a, 0, nullptr, b, nr, nullptr, c, ldc, m, n, accumulate);
+  Kernel<D, false, kPacked>(kc, a, 0, nullptr, b, nr, nullptr, c, ldc, m, n, accumulate);
 }
 
 template <class D>
@@ -191,19 +211,33 @@ void KernelPackingF32(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_
                       int64_t ldb, float* HWY_RESTRICT b_packed, float* HWY_RESTRICT c,
                       int64_t ldc, int m, bool accumulate) {
   const int nr = static_cast<int>(2 * hn::Lanes(D()));
-  Kernel<D, true, false>(kc, a, 0, nullptr, b, ldb, b_packed, c, ldc, m, nr, accumulate);
+  Kernel<D, true, kPacked>(kc, a, 0, nullptr, b, ldb, b_packed, c, ldc, m, nr, accumulate);
 }
 
-template <class D>
-void KernelPackingAF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda,
+template <class D, ASource kA>
+void KernelPackingAF32(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
                        float* HWY_RESTRICT a_packed, const float* HWY_RESTRICT b, int64_t ldb,
                        float* HWY_RESTRICT b_packed, float* HWY_RESTRICT c, int64_t ldc, int m,
                        int n, bool accumulate) {
   const int nr = static_cast<int>(2 * hn::Lanes(D()));
   if (b_packed != nullptr) {
-    Kernel<D, true, true>(kc, a, lda, a_packed, b, ldb, b_packed, c, ldc, m, nr, accumulate);
+    Kernel<D, true, kA>(kc, a, a_step, a_packed, b, ldb, b_packed, c, ldc, m, nr, accumulate);
   } else {
-    Kernel<D, false, true>(kc, a, lda, a_packed, b, nr, nullptr, c, ldc, m, n, accumulate);
+    Kernel<D, false, kA>(kc, a, a_step, a_packed, b, nr, nullptr, c, ldc, m, n, accumulate);
+  }
+}
+
+template <class D>
+void KernelPackingAnyAF32(int64_t kc, const float* HWY_RESTRICT a, int64_t a_row_step,
+                          int64_t a_k_step, float* HWY_RESTRICT a_packed,
+                          const float* HWY_RESTRICT b, int64_t ldb, float* HWY_RESTRICT b_packed,
+                          float* HWY_RESTRICT c, int64_t ldc, int m, int n, bool accumulate) {
+  if (a_k_step == 1) {
+    KernelPackingAF32<D, kRows>(kc, a, a_row_step, a_packed, b, ldb, b_packed, c, ldc, m, n,
+                                accumulate);
+  } else {
+    KernelPackingAF32<D, kColumns>(kc, a, a_k_step, a_packed, b, ldb, b_packed, c, ldc, m, n,
+                                   accumulate);
   }
 }
 
@@ -214,7 +248,7 @@ MicroKernel MakeMicroKernel() {
   k.nr = static_cast<int>(2 * hn::Lanes(D()));
   k.run = &KernelF32<D>;
   k.run_packing = &KernelPackingF32<D>;
-  k.run_packing_a = &KernelPackingAF32<D>;
+  k.run_packing_a = &KernelPackingAnyAF32<D>;
   k.target = hwy::TargetName(HWY_TARGET);
   return k;
 }

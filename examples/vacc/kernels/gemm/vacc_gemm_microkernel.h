@@ -26,17 +26,20 @@ struct MicroKernel {
   // its own (a twentieth of 256 x 784 x 512 on Zen4).
   void (*run_packing)(int64_t kc, const float* a_panel, const float* b, int64_t ldb,
                       float* b_packed, float* c, int64_t ldc, int m, bool accumulate) = nullptr;
-  // The same with m rows of a row-major float32 A read in place (rows lda
-  // apart), which it also packs into a_packed as MatrixA::Pack would (rows
-  // past m hold copies of row m-1, not zeros: only the store looks at m).
-  // The first panel of a block packs A this way instead of a pass of its
-  // own, which was 4-5% of 512^3 on Zen4: on one unit 512^3 and 1024^3 ran
-  // 1.02-1.03x, 256 x 784 x 512 1.02x; on two, within noise. B is packed
-  // (b_packed NULL: b is the panel, n <= nr), or read in place too, rows
-  // ldb apart, and packed (a full panel).
-  void (*run_packing_a)(int64_t kc, const float* a, int64_t lda, float* a_packed,
-                        const float* b, int64_t ldb, float* b_packed, float* c, int64_t ldc,
-                        int m, int n, bool accumulate) = nullptr;
+  // The same with m rows of a float32 A read in place, A(r, k) at
+  // a[r * a_row_step + k * a_k_step] with one of the steps 1 (a row-major
+  // A, or a transposed one), which it also packs into a_packed as
+  // MatrixA::Pack would (rows past m hold copies of row m-1, not zeros:
+  // only the store looks at m). The first panel of a block packs A this way
+  // instead of a pass of its own, which was 4-5% of 512^3 on Zen4: on one
+  // unit 512^3 and 1024^3 ran 1.02-1.03x, 256 x 784 x 512 1.02x; on two,
+  // within noise; a transposed A (784 x 256 x 512 A^T, a weight gradient)
+  // 1.02-1.03x on one and two. B is packed (b_packed NULL: b is the panel,
+  // n <= nr), or read in place too, rows ldb apart, and packed (a full
+  // panel).
+  void (*run_packing_a)(int64_t kc, const float* a, int64_t a_row_step, int64_t a_k_step,
+                        float* a_packed, const float* b, int64_t ldb, float* b_packed, float* c,
+                        int64_t ldc, int m, int n, bool accumulate) = nullptr;
   const char* target = "";
 };
 
