@@ -123,5 +123,39 @@ class NotBuiltTest(unittest.TestCase):
         self.assertEqual(bench_run.programs_not_built(tempfile.mkdtemp()), [])
 
 
+# A stand-in benchmark program: lists its benchmarks as Google Benchmark
+# does, matching --benchmark_filter with a regex search.
+FAKE_PROGRAM = """#!/usr/bin/env python3
+import re, sys
+names = ["anchor/MatMul/onednn/256x256x256/t1/real_time", "MatMul/256x256x256/t1/real_time",
+         "MatMul/512x512x512/t1/real_time"]
+pattern = next(a.split("=", 1)[1] for a in sys.argv if a.startswith("--benchmark_filter="))
+if "--benchmark_list_tests=true" in sys.argv:
+    print("\\n".join(n for n in names if re.search(pattern, n)))
+"""
+
+
+class FilterTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.program = os.path.join(self.dir.name, "bench_fake")
+        with open(self.program, "w") as f:
+            f.write(FAKE_PROGRAM)
+        os.chmod(self.program, 0o755)
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def test_selects_benchmarks_not_anchors(self):
+        self.assertEqual(bench_run.selected_benchmarks(self.program, "256x256"),
+                         ["MatMul/256x256x256/t1/real_time"])
+
+    def test_a_pattern_ending_in_dollar_selects_nothing(self):
+        self.assertEqual(bench_run.selected_benchmarks(self.program, "MatMul/.*/t1$"), [])
+
+    def test_a_program_that_cannot_list_is_none(self):
+        self.assertIsNone(bench_run.selected_benchmarks("/bin/false", "x"))
+
+
 if __name__ == "__main__":
     unittest.main()
