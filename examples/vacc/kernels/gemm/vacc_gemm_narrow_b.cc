@@ -72,11 +72,8 @@ void NarrowBGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, boo
         const int64_t kc = std::min(kc_max, k - pc);
         const bool add = accumulate || pc > 0;  // later K blocks add to the first
         float* b_block = packed_b + pc * panels * nr;
-        if (!b_packed) {
-          for (int64_t col = 0; col < n; col += nr) {
-            PackB(b, pc, kc, col, std::min(nr, n - col), packed.nr, b_block + col * kc);
-          }
-        }
+        // All of the K block's panels in one PackB (panel p at p * nr * kc).
+        if (!b_packed) PackB(b, pc, kc, 0, n, packed.nr, b_block);
         if (packed_a != nullptr) a.Pack(row0, rows, pc, kc, packed.mr, packed_a);
         for (int64_t p = 0; p < panels; ++p) {
           const int64_t col = p * nr;
