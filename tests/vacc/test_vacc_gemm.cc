@@ -330,6 +330,47 @@ TEST_F(GemmTest, InterleaveRowsTransposesEveryWidthAndDepth) {
   }
 }
 
+// The micro-kernel that reads A in place (plain or transposed) leaves in
+// its packed panel what MatrixA::Pack writes, for every tile height and
+// depths around the unrolled steps, on every target. (Through C the GEMM
+// tests only see the panel's effect; this names the value that differs.)
+// Rows past m are unspecified by contract and not compared.
+TEST_F(GemmTest, PackingAKernelPacksAsMatrixAPack) {
+  constexpr int64_t kRowsA = 9, kColsA = 40, kRow0 = 2, kCol0 = 3;
+  std::vector<float> a(static_cast<size_t>(kRowsA * kColsA));
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i) + 0.5f;
+  for (const std::string& target : AvailableSimdTargets()) {
+    Select(target);
+    const gemm::MicroKernel uk = gemm::CurrentMicroKernel();
+    for (bool transposed : {false, true}) {
+      const Matrix ma = transposed ? gemm::RowMajor(a.data(), TF_FLOAT, kColsA, kRowsA, true)
+                                   : gemm::RowMajor(a.data(), TF_FLOAT, kRowsA, kColsA, false);
+      for (int m = 1; m <= uk.mr; ++m) {
+        for (int64_t kc : {1, 4, 7, 37}) {
+          std::vector<float> expected(static_cast<size_t>(kc * uk.mr));
+          gemm::MatrixA(ma).Pack(kRow0, m, kCol0, kc, uk.mr, expected.data());
+          std::vector<float> packed(expected.size(), -1.0f);
+          std::vector<float> b_panel(static_cast<size_t>(kc * uk.nr), 1.0f);
+          std::vector<float> c(static_cast<size_t>(m * uk.nr));
+          uk.run_packing_a(kc,
+                           static_cast<const float*>(ma.data) + kRow0 * ma.row_stride +
+                               kCol0 * ma.col_stride,
+                           ma.row_stride, ma.col_stride, packed.data(), b_panel.data(), 0,
+                           nullptr, c.data(), uk.nr, m, uk.nr, false);
+          for (int64_t k = 0; k < kc; ++k) {
+            for (int r = 0; r < m; ++r) {
+              const size_t at = static_cast<size_t>(k * uk.mr + r);
+              ASSERT_EQ(packed[at], expected[at])
+                  << target << (transposed ? " A^T" : " A") << " m " << m << " kc " << kc
+                  << " at k " << k << ", row " << r;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(HalfConversion, RoundsToNearestEven) {
   EXPECT_EQ(FromFloat<BFloat16>(1.0f).bits, 0x3f80);
   // 1 + 2^-8 is halfway between bf16 1 and 1 + 2^-7: ties to even (1).
