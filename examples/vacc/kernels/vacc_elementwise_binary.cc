@@ -68,7 +68,7 @@ HWY_INLINE V ApplyBinary(D d, V a, V b) {
 template <BinaryOp kOp, bool kStream, typename T>
 HWY_INLINE void BinaryBody(Operands form, const T* HWY_RESTRICT a, const T* HWY_RESTRICT b,
                            T* out, size_t n) {
-  const hn::ScalableTag<T> d;
+  const BodyTag<T, kStream> d;
   // A scalar operand is its value in every lane, so one loop serves all forms.
   const bool a_vec = form != Operands::kScalarVector, b_vec = form != Operands::kVectorScalar;
   const auto a_one = hn::Set(d, a[0]), b_one = hn::Set(d, b[0]);

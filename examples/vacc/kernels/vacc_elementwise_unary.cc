@@ -91,7 +91,7 @@ HWY_INLINE V ApplyUnary(D d, V v) {
 
 template <UnaryOp kOp, bool kStream, typename T>
 HWY_INLINE void UnaryBody(const T* HWY_RESTRICT x, T* HWY_RESTRICT y, size_t n) {
-  const hn::ScalableTag<T> d;
+  const BodyTag<T, kStream> d;
   const size_t i = StoreVectors<kStream>(
       d, y, n, [&](size_t j) { return ApplyUnary<kOp>(d, hn::LoadU(d, x + j)); });
   if (i < n) {
