@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "kernels/gemm/vacc_gemm.h"
@@ -27,6 +28,7 @@
 #include "kernels/gemm/vacc_gemm_interleave.h"
 #include "kernels/gemm/vacc_gemm_microkernel.h"
 #include "kernels/gemm/vacc_gemm_narrow_b.h"
+#include "kernels/gemm/vacc_gemm_panel_claims.h"
 #include "kernels/gemm/vacc_gemm_small_m.h"
 #include "kernels/gemm/vacc_gemm_split.h"
 #include "kernels/vacc_half.h"
@@ -256,6 +258,55 @@ TEST_F(GemmTest, PackedDriverRowChunksAndColumnBlocks) {
   CheckGemm({50, 9000, 300}, false, false, TF_FLOAT, &two, false, "50x9000x300", packed);
   CheckGemm({50, 9000, 300}, false, true, TF_FLOAT, nullptr, true, "50x9000x300 B^T accumulate",
             packed);
+}
+
+// A packed B block of kSharedPackedBFloats or more is packed once and
+// shared by the units (PanelClaims): B 1030 x 700 is 22 panels x 3 K
+// blocks, the last panel 28 columns wide (packed by PackB, the others by
+// the micro-kernel from B in place), every transpose on 2 units and the
+// plain product on 3, accumulating too, and bfloat16 (packed by PackB).
+TEST_F(GemmTest, SharedPackedBOnTwoAndThreeUnits) {
+  const Shape3 s{48, 1030, 700};
+  ASSERT_GE(gemm::CeilDiv(s.n, gemm::CurrentMicroKernel().nr) * gemm::CurrentMicroKernel().nr *
+                s.k,
+            gemm::kSharedPackedBFloats);
+  ComputeUnits two(2, std::chrono::microseconds(50));
+  ComputeUnits three(3, std::chrono::microseconds(50));
+  const Driver packed = kDrivers[1];
+  for (int t = 0; t < 4; ++t) {
+    CheckGemm(s, t & 1, t & 2, TF_FLOAT, &two, false,
+              Describe(s, t & 1, t & 2, TF_FLOAT, 2, SimdTargetName()), packed);
+  }
+  CheckGemm(s, false, false, TF_FLOAT, &three, true, "shared B, 3 units, accumulate", packed);
+  CheckGemm(s, false, false, TF_BFLOAT16, &two, false, "shared B, bfloat16", packed);
+}
+
+// Who packs a shared panel: the first to ask claims it; others see it busy
+// until it is packed, then packed; panels are independent.
+TEST(PanelClaims, FirstClaimsOthersWaitUntilPacked) {
+  using State = gemm::PanelClaims::State;
+  gemm::PanelClaims claims(3);
+  EXPECT_EQ(claims.TryClaim(1), State::kClaimed);
+  EXPECT_EQ(claims.TryClaim(1), State::kBusy);
+  EXPECT_EQ(claims.TryClaim(0), State::kClaimed);
+  claims.Packed(1);
+  EXPECT_EQ(claims.TryClaim(1), State::kPacked);
+  claims.Wait(1);  // returns at once: packed
+  EXPECT_EQ(claims.TryClaim(2), State::kClaimed);
+  EXPECT_EQ(claims.TryClaim(0), State::kBusy);
+}
+
+// Wait returns once another thread marks the panel packed.
+TEST(PanelClaims, WaitReturnsWhenAnotherThreadPacks) {
+  gemm::PanelClaims claims(1);
+  ASSERT_EQ(claims.TryClaim(0), gemm::PanelClaims::State::kClaimed);
+  std::thread packer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    claims.Packed(0);
+  });
+  claims.Wait(0);
+  EXPECT_EQ(claims.TryClaim(0), gemm::PanelClaims::State::kPacked);
+  packer.join();
 }
 
 // The narrow-B path (vacc_gemm_narrow_b.h) as Gemm picks it: A read in

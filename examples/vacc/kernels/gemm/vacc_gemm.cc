@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The GEMM driver: BLIS's loops around the micro-kernel, each unit running
-// them over its own rows of C with its own packed blocks.
+// them over its own rows of C.
 //
-//   for jc in N step NC                  a unit's packed B: KC x NC for
-//                                        every K block (its first chunk
-//                                        packs it as it computes)
+//   for jc in N step NC                  packed B: KC x NC for every K
+//                                        block, each panel packed by the
+//                                        first tile that needs it
 //     rows of C in chunks of <= MC, dealt to the units as shares (Shares);
 //     each takes its own, then what another has not started
 //       for pc in K step KC
@@ -17,15 +17,17 @@
 //           for ir in chunk step MR      A panel from L2
 //             micro-kernel: MR x NR tile of C, in registers over KC
 //
-// Nothing is shared between units but the operands they read: each packs
-// its A rows and its own copy of B, and writes its own rows of C, the same
-// rows call after call. Dynamic hand-out of tiles with shared packed
-// blocks (the design before) moved packed lines and C tiles between the
-// cores on every call. Measured on Zen4 at 2 units against it: 1.3-1.5x
-// in the VM's phases where cross-core traffic is slow (the old design fell
-// to 117-144 GFLOP/s there, this one stayed at 188-210), and in quiet
-// phases 256^3 1.06x, 512^3 1.03x, but 1024^3 and 256 x 784 x 512 0.94-0.96x
-// (each unit packs all of B: the price of sharing nothing).
+// A unit packs its own A rows and writes its own rows of C, the same rows
+// call after call. Dynamic hand-out of tiles with shared packed blocks (the
+// design before) moved packed lines and C tiles between the cores on every
+// call: at 2 units on Zen4 it was 1.3-1.5x slower in the VM's phases where
+// cross-core traffic is slow. B is the exception, when it is large
+// (kSharedPackedBFloats): packing a copy per unit cost 4-5% at 2 units
+// where M is small against B (256 x 1024 x 1024, 1024^3), so the units
+// share one packed B, each panel packed once by whichever unit needs it
+// first (PanelClaims), the units starting on different panels. A small B
+// each unit still packs for itself: shared, it ran 0.95x at 256^3 (its
+// lines cross between cores, and the packing it saves is small).
 //
 // Gemm picks the driver by shape: a very short A (a small batch, e.g.
 // 32 x 784 x 128) takes vacc_gemm_small_m.cc, a narrow B (e.g. a 1x1 Conv2D
@@ -35,12 +37,14 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "kernels/gemm/vacc_gemm_blocking.h"
 #include "kernels/gemm/vacc_gemm_buffer.h"
 #include "kernels/gemm/vacc_gemm_microkernel.h"
 #include "kernels/gemm/vacc_gemm_narrow_b.h"
 #include "kernels/gemm/vacc_gemm_pack.h"
+#include "kernels/gemm/vacc_gemm_panel_claims.h"
 #include "kernels/gemm/vacc_gemm_split.h"
 #include "kernels/gemm/vacc_gemm_small_m.h"
 
@@ -48,9 +52,10 @@ namespace vacc {
 namespace gemm {
 namespace {
 
-// Each unit's own packed blocks: nothing packed is shared between units.
-thread_local PackBuffer t_packed_a;
+thread_local PackBuffer t_packed_a;  // each unit's packed A block
+// A packed B block: each unit's own, or the caller's, which the units share.
 thread_local PackBuffer t_packed_b;
+thread_local std::vector<char> t_skipped_panels;  // a unit's panels left for later
 
 // A matrix seen transposed: the same memory, rows and columns swapped.
 Matrix Transposed(const Matrix& m) {
@@ -134,21 +139,35 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
 
   for (int64_t jc = 0; jc < n; jc += nc) {
     const int64_t ncur = std::min(nc, n - jc), panels = CeilDiv(ncur, nr);
+    // The jc block's packed B, all of K: K block pc at pc * panels * nr,
+    // panel p of it p * nr * kc further; claim pc / kc_max * panels + p. A
+    // large one is shared by the participants, the caller's buffer, each
+    // panel packed by the first unit to need it; a small one each unit
+    // packs for itself (kSharedPackedBFloats).
+    const int64_t b_floats = panels * nr * k, claim_count = CeilDiv(k, kc_max) * panels;
+    const bool share_b = parts > 1 && b_floats >= kSharedPackedBFloats;
+    float* shared_b = share_b ? t_packed_b.Get(b_floats) : nullptr;
+    if (share_b && shared_b == nullptr) std::abort();  // out of host memory
+    PanelClaims shared_claims(share_b ? claim_count : 0);
     Shares shares(static_cast<size_t>(chunks.count), parts);
     ForEachParticipant(units, [&](int part) {
-      // This unit's packed B (the jc block, all of K: K block pc at
-      // pc * panels * nr, panel p of it p * nr * kc further) and A (one
-      // chunk's K block).
-      float* packed_b = t_packed_b.Get(panels * nr * k);
-      float* packed_a = t_packed_a.Get(chunks.largest * kc_max);
+      float* packed_b = share_b ? shared_b : t_packed_b.Get(b_floats);
+      float* packed_a = t_packed_a.Get(chunks.largest * kc_max);  // a chunk's K block
       if (packed_b == nullptr || packed_a == nullptr) std::abort();  // out of host memory
-      bool b_packed = false;  // by this unit's first chunk, as it computes
+      PanelClaims own_claims(share_b ? 0 : claim_count);
+      PanelClaims& claims = share_b ? shared_claims : own_claims;
+      std::vector<char>& skipped = t_skipped_panels;
+      skipped.assign(static_cast<size_t>(panels), 0);
+      // Units start on different panels, so that they claim different ones.
+      const int64_t first_panel = part * panels / parts;
       for (int64_t row0, rows; chunks.Next(shares, part, &row0, &rows);) {
         for (int64_t pc = 0; pc < k; pc += kc_max) {
           const int64_t kc = std::min(kc_max, k - pc);
           const bool add = accumulate || pc > 0;  // later K blocks add to the first
           if (a_in_place == nullptr) a.Pack(row0, rows, pc, kc, uk.mr, packed_a);
-          for (int64_t p = 0; p < panels; ++p) {
+          bool a_packed = a_in_place == nullptr;  // else by the first panel's tiles
+          // The chunk's tiles against panel p, packing it first if pack_b.
+          auto run_panel = [&](int64_t p, bool pack_b) {
             const int64_t col = jc + p * nr;
             const int n_eff = static_cast<int>(std::min(nr, n - col));
             float* b_panel = packed_b + pc * panels * nr + p * nr * kc;
@@ -158,17 +177,17 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
             const float* b_first = b_panel;
             int64_t ldb = 0;
             float* b_to_pack = nullptr;
-            if (!b_packed && b_in_place != nullptr && n_eff == nr) {
+            if (pack_b && b_in_place != nullptr && n_eff == nr) {
               b_first = static_cast<const float*>(b_in_place->data) +
                         pc * b_in_place->row_stride + col;
               ldb = b_in_place->row_stride;
               b_to_pack = b_panel;
-            } else if (!b_packed) {
+            } else if (pack_b) {
               PackB(b, pc, kc, col, n_eff, uk.nr, b_panel);
             }
             for (int64_t i = 0; i < rows; i += mr) {
               const int m_eff = static_cast<int>(std::min(mr, rows - i));
-              if (a_in_place != nullptr && p == 0) {
+              if (!a_packed) {
                 uk.run_packing_a(kc,
                                  static_cast<const float*>(a_in_place->data) +
                                      (row0 + i) * a_in_place->row_stride +
@@ -182,12 +201,31 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
               } else {
                 uk.run(kc, packed_a + i * kc, b_panel, c_block + i * ldc, ldc, m_eff, n_eff, add);
               }
-              b_first = b_panel;  // packed now
+              if (i == 0 && pack_b) claims.Packed(pc / kc_max * panels + p);  // that tile packed it
+              b_first = b_panel;
               b_to_pack = nullptr;
             }
+            a_packed = true;
+          };
+          // Panels another unit is packing right now come last.
+          bool any_skipped = false;
+          for (int64_t q = 0; q < panels; ++q) {
+            const int64_t p = (first_panel + q) % panels;
+            const PanelClaims::State state = claims.TryClaim(pc / kc_max * panels + p);
+            if (state == PanelClaims::State::kBusy) {
+              skipped[static_cast<size_t>(p)] = 1;
+              any_skipped = true;
+            } else {
+              run_panel(p, state == PanelClaims::State::kClaimed);
+            }
+          }
+          for (int64_t p = 0; any_skipped && p < panels; ++p) {
+            if (!skipped[static_cast<size_t>(p)]) continue;
+            skipped[static_cast<size_t>(p)] = 0;
+            claims.Wait(pc / kc_max * panels + p);
+            run_panel(p, false);
           }
         }
-        b_packed = true;
       }
     });
   }

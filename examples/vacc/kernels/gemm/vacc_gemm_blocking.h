@@ -20,11 +20,19 @@
 //       stays in L2 while every B panel of the NC block passes: 144 x 384
 //       floats = 216 KiB, under half of Zen3's L2, so B panels and C lines
 //       do not evict it.
-//   NC  columns of a B block: at most 4080, and fewer when K is long, as a
-//       unit keeps its own packed copy of the block for all of K
-//       (vacc_gemm.cc): kUnitPackedBFloats, 1 Mi floats = 4 MiB, in L3
+//   NC  columns of a B block: at most 4080, and fewer when K is long, as
+//       the block is kept packed for all of K (a copy per unit, or one
+//       shared: vacc_gemm.cc): kUnitPackedBFloats, 1 Mi floats = 4 MiB, in L3
 //       (K = 1024: 1024 columns; K = 2048: 512). Half that budget measured
 //       the same at 1024^3 and 2048^3.
+//   kSharedPackedBFloats  the smallest packed B block (floats) the packed
+//       driver's units share instead of packing a copy each (vacc_gemm.cc).
+//       Measured on Zen4 at 2 units, shared against a copy each
+//       (interleaved, medians of 5-6): 4 MiB blocks 1.04-1.06x
+//       (256 x 1024 x 1024, 1024^3, 2048^3), 1 MiB 1.00x (512^3), 1.6 MiB
+//       0.98x (256 x 784 x 512), 256 KiB 0.95x (256^3); so from 2 MiB.
+//       In the VM's slow phases for cross-core traffic a shared block runs
+//       slower now and then (140-160 GFLOP/s where a copy each ran ~170).
 //   kChunksPerParticipant  the packed driver's row chunks with several
 //       units: at least 4 per unit, a whole number per unit (equal shares),
 //       so a unit that finishes first takes a short piece of another's.
@@ -51,6 +59,7 @@ constexpr int64_t kMC = 144;
 constexpr int64_t kNC = 4080;
 constexpr int64_t kUnitPackedBFloats = int64_t{1} << 20;
 constexpr int64_t kChunksPerParticipant = 4;
+constexpr int64_t kSharedPackedBFloats = int64_t{1} << 19;
 constexpr int64_t kSmallMRows = 128;
 constexpr int64_t kNarrowBCols = 128;
 // Row chunks per participating unit in the narrow-B path: enough that the

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Who packs which B panel when the units of one GEMM share a packed B
+// (vacc_gemm.cc): the first unit to need a panel claims it and packs it
+// (with the micro-kernel, as it computes its tile); a unit that needs a
+// panel another has claimed waits the few microseconds until it is done.
+// Each panel is packed once per call instead of once per unit.
+#ifndef VACC_KERNELS_GEMM_VACC_GEMM_PANEL_CLAIMS_H_
+#define VACC_KERNELS_GEMM_VACC_GEMM_PANEL_CLAIMS_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <thread>
+
+#include "vacc_spin_lock.h"
+
+namespace vacc {
+namespace gemm {
+
+class PanelClaims {
+ public:
+  explicit PanelClaims(int64_t count) : states_(new std::atomic<uint8_t>[count]) {
+    for (int64_t i = 0; i < count; ++i) states_[i].store(kFree, std::memory_order_relaxed);
+  }
+
+  enum class State { kClaimed, kPacked, kBusy };
+  // kClaimed: the caller has just claimed panel i and must pack it, then
+  // call Packed(i). kPacked: it is packed. kBusy: another unit is packing
+  // it (inside one tile: do other panels first, then Wait).
+  State TryClaim(int64_t i) {
+    uint8_t s = states_[i].load(std::memory_order_acquire);
+    if (s == kFree && states_[i].compare_exchange_strong(s, kPacking, std::memory_order_acquire)) {
+      return State::kClaimed;
+    }
+    return s == kPacked ? State::kPacked : State::kBusy;
+  }
+  // Until panel i is packed (claimed by another unit).
+  void Wait(int64_t i) {
+    for (int spins = 0; states_[i].load(std::memory_order_acquire) != kPacked; ++spins) {
+      if (spins < 256) {
+        CpuRelax();
+      } else {
+        std::this_thread::yield();  // the packer was preempted
+      }
+    }
+  }
+  void Packed(int64_t i) { states_[i].store(kPacked, std::memory_order_release); }
+
+ private:
+  static constexpr uint8_t kFree = 0, kPacking = 1, kPacked = 2;
+  std::unique_ptr<std::atomic<uint8_t>[]> states_;
+};
+
+}  // namespace gemm
+}  // namespace vacc
+
+#endif  // VACC_KERNELS_GEMM_VACC_GEMM_PANEL_CLAIMS_H_
