@@ -103,7 +103,7 @@ HWY_NOINLINE void BinaryLoop(Operands form, const T* HWY_RESTRICT a, int64_t a_r
                              const T* HWY_RESTRICT b, int64_t b_row_step, T* out, size_t rows,
                              size_t n, int stores) {
   for (size_t r = 0; r < rows; ++r, a += a_row_step, b += b_row_step, out += n) {
-    WithStores(stores, hn::ScalableTag<T>(), out,
+    WithStores(stores, BodyTag<T, true>(), out,
                [&](auto stream) { BinaryBody<kOp, decltype(stream)::value>(form, a, b, out, n); });
   }
 }

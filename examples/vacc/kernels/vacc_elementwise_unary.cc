@@ -105,7 +105,7 @@ HWY_INLINE void UnaryBody(const T* HWY_RESTRICT x, T* HWY_RESTRICT y, size_t n) 
 
 template <UnaryOp kOp, typename T>
 HWY_NOINLINE void UnaryLoop(const T* HWY_RESTRICT x, T* HWY_RESTRICT y, size_t n, int stores) {
-  WithStores(stores, hn::ScalableTag<T>(), y,
+  WithStores(stores, BodyTag<T, true>(), y,
              [&](auto stream) { UnaryBody<kOp, decltype(stream)::value>(x, y, n); });
 }
 

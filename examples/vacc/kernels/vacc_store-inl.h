@@ -63,7 +63,8 @@ HWY_INLINE size_t StoreVectors(D d, T* out, size_t n, Vec&& vec) {
 }
 
 // Calls body(std::true_type{}) when `stores` asks for streaming and every
-// full vector of out, stepping from out itself, is aligned for it, and
+// full vector of out, stepping from out itself, is aligned for it (d: the
+// streaming loop's vectors, BodyTag<T, true>), and
 // body(std::false_type{}) otherwise: the body instantiates its loop with
 // StoreOut<decltype(flag)::value>, so the choice is made once per call.
 template <class D, typename T, class Body>

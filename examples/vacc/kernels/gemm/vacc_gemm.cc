@@ -166,6 +166,7 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
           const bool add = accumulate || pc > 0;  // later K blocks add to the first
           if (a_in_place == nullptr) a.Pack(row0, rows, pc, kc, uk.mr, packed_a);
           bool a_packed = a_in_place == nullptr;  // else by the first panel's tiles
+          const int64_t claim0 = pc / kc_max * panels;  // this K block's claims
           // The chunk's tiles against panel p, packing it first if pack_b.
           auto run_panel = [&](int64_t p, bool pack_b) {
             const int64_t col = jc + p * nr;
@@ -201,7 +202,7 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
               } else {
                 uk.run(kc, packed_a + i * kc, b_panel, c_block + i * ldc, ldc, m_eff, n_eff, add);
               }
-              if (i == 0 && pack_b) claims.Packed(pc / kc_max * panels + p);  // that tile packed it
+              if (i == 0 && pack_b) claims.Packed(claim0 + p);  // that tile packed it
               b_first = b_panel;
               b_to_pack = nullptr;
             }
@@ -211,7 +212,7 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
           bool any_skipped = false;
           for (int64_t q = 0; q < panels; ++q) {
             const int64_t p = (first_panel + q) % panels;
-            const PanelClaims::State state = claims.TryClaim(pc / kc_max * panels + p);
+            const PanelClaims::State state = claims.TryClaim(claim0 + p);
             if (state == PanelClaims::State::kBusy) {
               skipped[static_cast<size_t>(p)] = 1;
               any_skipped = true;
@@ -222,7 +223,7 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
           for (int64_t p = 0; any_skipped && p < panels; ++p) {
             if (!skipped[static_cast<size_t>(p)]) continue;
             skipped[static_cast<size_t>(p)] = 0;
-            claims.Wait(pc / kc_max * panels + p);
+            claims.Wait(claim0 + p);
             run_panel(p, false);
           }
         }

@@ -9,11 +9,11 @@
 #define VACC_KERNELS_GEMM_VACC_GEMM_PANEL_CLAIMS_H_
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
-#include <thread>
 
-#include "vacc_spin_lock.h"
+#include "vacc_compute_units.h"
 
 namespace vacc {
 namespace gemm {
@@ -35,14 +35,12 @@ class PanelClaims {
     }
     return s == kPacked ? State::kPacked : State::kBusy;
   }
-  // Until panel i is packed (claimed by another unit).
+  // Until panel i is packed (claimed by another unit): SpinUntil's pauses,
+  // then yields, so a preempted packer gets our core.
   void Wait(int64_t i) {
-    for (int spins = 0; states_[i].load(std::memory_order_acquire) != kPacked; ++spins) {
-      if (spins < 256) {
-        CpuRelax();
-      } else {
-        std::this_thread::yield();  // the packer was preempted
-      }
+    while (!SpinUntil(std::chrono::milliseconds(1), [&] {
+      return states_[i].load(std::memory_order_acquire) == kPacked;
+    })) {
     }
   }
   void Packed(int64_t i) { states_[i].store(kPacked, std::memory_order_release); }
