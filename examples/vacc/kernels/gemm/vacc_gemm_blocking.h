@@ -32,7 +32,10 @@
 //       (256 x 1024 x 1024, 1024^3, 2048^3), 1 MiB 1.00x (512^3), 1.6 MiB
 //       0.98x (256 x 784 x 512), 256 KiB 0.95x (256^3); so from 2 MiB.
 //       In the VM's slow phases for cross-core traffic a shared block runs
-//       slower now and then (140-160 GFLOP/s where a copy each ran ~170).
+//       slower: 256 x 1024 x 1024 at 0.82x a copy each (153 against 187
+//       GFLOP/s, oneDNN 150 in the same stretch). A device whose units
+//       share a cache does not have such phases; on a host that does, a
+//       threshold above any block size turns sharing off.
 //   kChunksPerParticipant  the packed driver's row chunks with several
 //       units: at least 4 per unit, a whole number per unit (equal shares),
 //       so a unit that finishes first takes a short piece of another's.
