@@ -173,20 +173,29 @@ void Stream::Drain() {
   Resume();
 }
 
-Status Stream::RunAndWait(Work work) {
-  uint64_t number = 0;
-  Status so_far;
-  bool idle;
+uint64_t Stream::ClaimIfIdle(Status* so_far) {
+  std::lock_guard<SpinLock> lock(lock_);
+  if (scheduled_) return 0;
+  scheduled_ = true;  // this thread is the stream's drainer until ReleaseClaim
+  *so_far = status_;
+  return ++enqueued_;
+}
+
+void Stream::ReleaseClaim(uint64_t number) {
+  Complete(number);
+  bool more;
   {
     std::lock_guard<SpinLock> lock(lock_);
-    idle = !scheduled_;
-    if (idle) {
-      scheduled_ = true;  // this thread is the stream's drainer until it is done
-      number = ++enqueued_;
-      so_far = status_;
-    }
+    more = !queue_.empty();  // enqueued by other threads while this one ran
+    if (!more) scheduled_ = false;
   }
-  if (!idle) return WaitFor(Enqueue(std::move(work)));
+  if (more) Resume();
+}
+
+Status Stream::RunAndWait(Work work) {
+  Status so_far;
+  const uint64_t number = ClaimIfIdle(&so_far);
+  if (number == 0) return WaitFor(Enqueue(std::move(work)));
   if (so_far.ok()) {
     Status result;
     {
@@ -199,15 +208,42 @@ Status Stream::RunAndWait(Work work) {
     }
   }
   work = nullptr;  // release what the work captured before reporting it done, as Drain does
-  Complete(number);
-  bool more;
-  {
-    std::lock_guard<SpinLock> lock(lock_);
-    more = !queue_.empty();  // enqueued by other threads while this one ran
-    if (!more) scheduled_ = false;
-  }
-  if (more) Resume();
+  ReleaseClaim(number);
   return status();
+}
+
+uint64_t Stream::RunNowOrPush(Op op) {
+  Status so_far;
+  const uint64_t number = ClaimIfIdle(&so_far);
+  if (number == 0) return Push(std::move(op));
+  Status result;
+  {
+    ComputeUnits::ActingUnit acting(units_);
+    if (op.always) {
+      result = op.always(so_far);
+    } else if (op.work && so_far.ok()) {
+      result = op.work();
+    }
+  }
+  if (!result.ok() && so_far.ok()) {  // the first failure sticks, as in Drain
+    std::lock_guard<SpinLock> lock(lock_);
+    status_ = std::move(result);
+  }
+  op = Op();  // release what the operation captured before reporting it done
+  ReleaseClaim(number);
+  return number;
+}
+
+uint64_t Stream::RunNowOrEnqueue(Work work) {
+  Op op;
+  op.work = std::move(work);
+  return RunNowOrPush(std::move(op));
+}
+
+uint64_t Stream::RunNowOrEnqueueAlways(AlwaysWork work) {
+  Op op;
+  op.always = std::move(work);
+  return RunNowOrPush(std::move(op));
 }
 
 Status Stream::WaitFor(uint64_t number) {
@@ -227,7 +263,9 @@ void Event::Record(const std::shared_ptr<Stream>& stream) {
     generation = ++generation_;
   }
   auto self = shared_from_this();
-  const uint64_t number = stream->EnqueueAlways([self, generation](const Status& so_far) {
+  // Run now on an idle stream: whoever polls the event sees it complete at
+  // once instead of after a unit's wake-up.
+  const uint64_t number = stream->RunNowOrEnqueueAlways([self, generation](const Status& so_far) {
     std::lock_guard<std::mutex> lock(self->mu_);
     if (generation > self->done_generation_) {
       self->done_generation_ = generation;

@@ -268,6 +268,11 @@ Status CheckCopy(const Device* d, const void* dst, const void* src, uint64_t siz
   return s;
 }
 
+// Copies up to this size run at once on an idle stream (RunNowOrEnqueue):
+// they take a few microseconds, less than waking a unit to run them.
+// Larger ones stay asynchronous, so that the host thread can go on.
+constexpr uint64_t kRunNowCopyBytes = uint64_t{64} << 10;
+
 // Enqueues a copy of `size` bytes after checking the device side(s).
 void EnqueueCopy(const SP_Device* device, SP_Stream stream, void* dst, const void* src,
                  uint64_t size, const char* callback, bool dst_on_device, bool src_on_device,
@@ -277,10 +282,15 @@ void EnqueueCopy(const SP_Device* device, SP_Stream stream, void* dst, const voi
   const Status s = CheckCopy(d, dst, src, size, callback, dst_on_device, src_on_device);
   if (!s.ok()) return SetTfStatus(status, s);
   if (size > 0) {
-    ToStream(stream)->Enqueue([d, dst, src, size] {
+    Stream::Work copy = [d, dst, src, size] {
       Copy(d, dst, src, size);
       return Status();
-    });
+    };
+    if (size <= kRunNowCopyBytes) {
+      ToStream(stream)->RunNowOrEnqueue(std::move(copy));
+    } else {
+      ToStream(stream)->Enqueue(std::move(copy));
+    }
   }
   TF_SetStatus(status, TF_OK, "");
 }

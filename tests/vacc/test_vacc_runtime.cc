@@ -464,6 +464,75 @@ TEST(Stream, RunAndWaitErrorsAreSticky) {
   EXPECT_FALSE(queued_ran);
 }
 
+// ---- Stream::RunNowOrEnqueue (small copies, event records)
+
+// Holds the device's only unit on another stream until the returned
+// promise is set: whatever still needs a unit cannot run meanwhile.
+std::promise<void> OccupyOnlyUnit(ComputeUnits& units, std::shared_ptr<Stream>* other) {
+  std::promise<void> gate;
+  std::shared_future<void> open = gate.get_future().share();
+  std::promise<void> started;
+  *other = std::make_shared<Stream>(&units, kSpin);
+  (*other)->Enqueue([open, &started] {
+    started.set_value();
+    open.wait();
+    return Status();
+  });
+  started.get_future().wait();
+  return gate;
+}
+
+// Idle: it runs now, on the caller, though the only unit is busy elsewhere.
+// Busy: it queues behind the stream's work, in order. Failed: work is
+// skipped, always-work runs and sees the error.
+TEST(Stream, RunNowOrEnqueueRunsOnCallerOnlyWhenIdle) {
+  ComputeUnits units(1, kSpin);
+  std::shared_ptr<Stream> other;
+  std::promise<void> unit_free = OccupyOnlyUnit(units, &other);
+  auto s = std::make_shared<Stream>(&units, kSpin);
+  std::thread::id ran_on;
+  const uint64_t first = s->RunNowOrEnqueue([&] {
+    ran_on = std::this_thread::get_id();
+    return Status();
+  });
+  EXPECT_EQ(first, 1u);
+  EXPECT_TRUE(s->Reached(first));  // done before it returned: no unit was free
+  EXPECT_EQ(ran_on, std::this_thread::get_id());
+  EXPECT_FALSE(units.OnUnit());
+
+  std::vector<int> order;
+  s->Enqueue([&] {  // needs the unit: the stream is busy until it is free
+    order.push_back(1);
+    return Status();
+  });
+  const uint64_t third = s->RunNowOrEnqueue([&] {
+    order.push_back(2);
+    return Status();
+  });
+  EXPECT_EQ(third, 3u);
+  EXPECT_FALSE(s->Reached(third));
+  EXPECT_TRUE(order.empty());
+  unit_free.set_value();
+  EXPECT_TRUE(s->BlockUntilDone().ok());
+  EXPECT_EQ(order, (std::vector<int>{1, 2}));
+
+  EXPECT_EQ(s->RunNowOrEnqueue([] { return Status::Error(TF_DATA_LOSS, "lost"); }), 4u);
+  bool skipped_ran = false;
+  s->RunNowOrEnqueue([&] {
+    skipped_ran = true;
+    return Status();
+  });
+  Status seen;
+  s->RunNowOrEnqueueAlways([&](const Status& so_far) {
+    seen = so_far;
+    return Status();
+  });
+  EXPECT_FALSE(skipped_ran);
+  EXPECT_EQ(seen.code, TF_DATA_LOSS);
+  EXPECT_EQ(s->status().code, TF_DATA_LOSS);
+  EXPECT_TRUE(other->BlockUntilDone().ok());
+}
+
 // EnqueueWait holds back later work until the other stream gets there; the
 // waiting stream does not occupy a unit meanwhile (one unit only here).
 TEST(Stream, WaitsForAnotherStream) {
@@ -635,6 +704,21 @@ TEST(Event, PendingCompleteAndError) {
   e->Record(s);
   EXPECT_FALSE(e->BlockHost().ok());
   EXPECT_EQ(e->Poll(), SE_EVENT_ERROR);
+}
+
+// On an idle stream a record completes before Record returns, even with
+// no unit free to run it: a poll right after sees the event complete.
+TEST(Event, RecordOnIdleStreamCompletesAtOnce) {
+  ComputeUnits units(1, kSpin);
+  std::shared_ptr<Stream> other;
+  std::promise<void> unit_free = OccupyOnlyUnit(units, &other);
+  auto s = std::make_shared<Stream>(&units, kSpin);
+  auto e = std::make_shared<Event>();
+  e->Record(s);
+  EXPECT_EQ(e->Poll(), SE_EVENT_COMPLETE);
+  EXPECT_EQ(e->Mark().second, 1u);
+  unit_free.set_value();
+  EXPECT_TRUE(other->BlockUntilDone().ok());
 }
 
 // The record keeps the event alive after its owner dropped it.
