@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vacc_compute_units.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <memory>
 
@@ -41,9 +43,16 @@ bool SpinUntil(std::chrono::nanoseconds budget, const std::function<bool()>& don
   }
 }
 
-ComputeUnits::ComputeUnits(int count, std::chrono::nanoseconds spin) : spin_(spin) {
+ComputeUnits::ComputeUnits(int count, std::chrono::nanoseconds spin, const std::string& name)
+    : spin_(spin) {
   workers_.reserve(static_cast<size_t>(std::max(1, count)));
-  for (int i = 0; i < std::max(1, count); ++i) workers_.emplace_back([this] { WorkerLoop(); });
+  for (int i = 0; i < std::max(1, count); ++i) {
+    workers_.emplace_back([this] { WorkerLoop(); });
+    // Named from here, not by the worker itself: it is named before any work
+    // can reach it. Best effort: a name is a debugging aid, never an error.
+    const std::string thread_name = (name + "-u" + std::to_string(i)).substr(0, 15);
+    pthread_setname_np(workers_.back().native_handle(), thread_name.c_str());
+  }
 }
 
 ComputeUnits::~ComputeUnits() {

@@ -18,6 +18,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -35,7 +36,10 @@ class ComputeUnits {
  public:
   using Task = std::function<void()>;
 
-  ComputeUnits(int count, std::chrono::nanoseconds spin);
+  // Worker i is named "<name>-u<i>" (cut to the 15 characters Linux keeps),
+  // so that top, perf and gdb tell the device's threads from TensorFlow's:
+  // unnamed, they show as the process ("python").
+  ComputeUnits(int count, std::chrono::nanoseconds spin, const std::string& name = "vacc");
   // Runs every task already submitted, then joins the workers.
   ~ComputeUnits();
   ComputeUnits(const ComputeUnits&) = delete;

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 namespace vacc {
@@ -11,7 +12,8 @@ Device::Device(int ordinal, const Config& config)
     : ordinal_(ordinal),
       config_(config),
       heap_(config.memory_bytes),
-      units_(new ComputeUnits(config.compute_units, config.spin)) {
+      units_(new ComputeUnits(config.compute_units, config.spin,
+                              "vacc" + std::to_string(ordinal))) {
   name_ = "VACC:" + std::to_string(ordinal);
   hardware_name_ = "vacc virtual accelerator (" + std::to_string(config.compute_units) +
                    " compute units, " + std::to_string(config.memory_bytes >> 20) + " MiB)";

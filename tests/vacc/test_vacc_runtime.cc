@@ -2,6 +2,8 @@
 //
 // The vacc device runtime through its C++ API: the heap, the compute units,
 // streams, events, timers and the configuration, below the C callbacks.
+#include <pthread.h>
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -240,6 +242,42 @@ TEST(ComputeUnits, ParallelForUsesSeveralThreads) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
   });
   EXPECT_GE(threads.size(), 2u);
+}
+
+// Each worker is named "<name>-u<i>", cut to Linux's 15 characters.
+TEST(ComputeUnits, WorkersAreNamed) {
+  ComputeUnits units(2, kSpin, "vacc3");
+  std::mutex mu;
+  std::set<std::string> names;
+  std::atomic<int> arrived{0};
+  std::promise<void> both;
+  std::shared_future<void> go = both.get_future().share();
+  for (int i = 0; i < 2; ++i) {
+    units.Submit([&, go] {
+      char name[16] = {};
+      pthread_getname_np(pthread_self(), name, sizeof name);
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        names.insert(name);
+      }
+      // Hold this unit until both ran, so that each task gets its own.
+      if (arrived.fetch_add(1) == 1) both.set_value();
+      go.wait();
+    });
+  }
+  go.wait();
+  EXPECT_EQ(names, (std::set<std::string>{"vacc3-u0", "vacc3-u1"}));
+  ComputeUnits long_named(1, kSpin, "a-very-long-device-name");
+  std::string got;
+  std::promise<void> done;
+  long_named.Submit([&] {
+    char name[16] = {};
+    pthread_getname_np(pthread_self(), name, sizeof name);
+    got = name;
+    done.set_value();
+  });
+  done.get_future().wait();
+  EXPECT_EQ(got, "a-very-long-dev");
 }
 
 // Called from a unit, and nested, it still completes and covers everything.
