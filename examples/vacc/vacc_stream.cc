@@ -39,17 +39,9 @@ uint64_t Stream::Push(Op op) {
   return number;
 }
 
-uint64_t Stream::Enqueue(Work work) {
-  Op op;
-  op.work = std::move(work);
-  return Push(std::move(op));
-}
+uint64_t Stream::Enqueue(Work work) { return Push(Op::Of(std::move(work))); }
 
-uint64_t Stream::EnqueueAlways(AlwaysWork work) {
-  Op op;
-  op.always = std::move(work);
-  return Push(std::move(op));
-}
+uint64_t Stream::EnqueueAlways(AlwaysWork work) { return Push(Op::OfAlways(std::move(work))); }
 
 void Stream::EnqueueWait(std::shared_ptr<Stream> other, uint64_t number) {
   if (other == nullptr || other.get() == this || other->Reached(number)) return;
@@ -234,16 +226,10 @@ uint64_t Stream::RunNowOrPush(Op op) {
   return number;
 }
 
-uint64_t Stream::RunNowOrEnqueue(Work work) {
-  Op op;
-  op.work = std::move(work);
-  return RunNowOrPush(std::move(op));
-}
+uint64_t Stream::RunNowOrEnqueue(Work work) { return RunNowOrPush(Op::Of(std::move(work))); }
 
 uint64_t Stream::RunNowOrEnqueueAlways(AlwaysWork work) {
-  Op op;
-  op.always = std::move(work);
-  return RunNowOrPush(std::move(op));
+  return RunNowOrPush(Op::OfAlways(std::move(work)));
 }
 
 Status Stream::WaitFor(uint64_t number) {

@@ -22,6 +22,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
@@ -105,6 +106,16 @@ class Stream : public std::enable_shared_from_this<Stream> {
     AlwaysWork always;                // runs on a failed stream too
     std::shared_ptr<Stream> wait_on;  // a wait: for wait_on to reach wait_number
     uint64_t wait_number = 0;
+    static Op Of(Work w) {
+      Op op;
+      op.work = std::move(w);
+      return op;
+    }
+    static Op OfAlways(AlwaysWork w) {
+      Op op;
+      op.always = std::move(w);
+      return op;
+    }
   };
   uint64_t Push(Op op);
   // Runs op on the calling thread if the stream is idle (see
