@@ -19,6 +19,11 @@ puts on its device plane "/device:CUSTOM:VACC:0" (time on the compute units);
 on the CPU device, TensorFlow's host-side op events ("node:OpType"). Both are
 read by tests/tensorflow/xplane_ops.py.
 
+Then the same for a small tf.function whose result Python reads (11 ops on
+4 floats): its time is per-call dispatch, the kernels, and, on VACC, the
+device-to-host read of the result, against the same function on the CPU
+device.
+
 Prints a table; --json writes bench/run's row format ({name, value, unit,
 anchor, anchor_value, ratio}, ratio = VACC speed / CPU speed, so > 1 means VACC
 is faster; the step-time ratio VACC/CPU is its inverse). Exit 77 when
@@ -71,6 +76,35 @@ for _ in range(rounds):
             times.append(time.perf_counter() - t0)
         medians[name].append(statistics.median(times))
 
+# The round trip of a small function whose result Python reads: 11 ops on a
+# 4-float tensor, so the time is dispatch, not arithmetic (on VACC: the
+# kernels, then memcpy_dtoh + record_event + TF's event manager).
+TINY_OPS = 5
+def make_tiny(device):
+    with tf.device(device):
+        v = tf.constant([1.0, 2.0, 3.0, 4.0])
+    @tf.function
+    def f(t):
+        for _ in range(TINY_OPS):
+            t = tf.nn.relu(t * 1.0001)
+        return tf.reduce_sum(t)
+    def call():
+        with tf.device(device):
+            return float(f(v))
+    for _ in range(20):
+        call()
+    return call
+tiny = {name: make_tiny(dev) for name, dev in devices.items()}
+tiny_medians = {name: [] for name in devices}
+for _ in range(rounds):
+    for name, call in tiny.items():
+        times = []
+        for _ in range(100):
+            t0 = time.perf_counter()
+            call()
+            times.append(time.perf_counter() - t0)
+        tiny_medians[name].append(statistics.median(times))
+
 # Where the time goes: 10 profiled steps per device. VACC's kernels are on
 # the device plane vacc's profiler (TF_InitProfiler) returns, timed on the
 # compute units; the CPU device's ops are TensorFlow's host-side op events.
@@ -89,7 +123,8 @@ for name, run in runs.items():
     else:
         events = xplane_ops.host_op_events(spaces)
     breakdown[name] = xplane_ops.per_op_seconds(events, PROFILED)
-print(json.dumps({"medians": medians, "breakdown": breakdown, "planes": planes}))
+print(json.dumps({"medians": medians, "tiny_medians": tiny_medians, "breakdown": breakdown,
+                  "planes": planes}))
 """
 
 
@@ -131,6 +166,10 @@ def main():
           f"step-time ratio VACC/CPU {vacc / cpu:.2f} (speed ratio {cpu / vacc:.2f})")
     source = {"VACC": "kernel events on the device plane from vacc's TF_InitProfiler",
               "CPU": "TensorFlow's host-side op events"}
+    tiny = {k: sorted(v)[len(v) // 2] for k, v in out["tiny_medians"].items()}
+    tiny_name = "TFFunction/11-tiny-ops-read-by-python"
+    print(f"{tiny_name}: VACC {tiny['VACC'] * 1e6:.0f} us/call, TF CPU device "
+          f"{tiny['CPU'] * 1e6:.0f} us/call, time ratio VACC/CPU {tiny['VACC'] / tiny['CPU']:.2f}")
     for dev, rows in out["breakdown"].items():
         print(f"where the time goes on {dev} ({source.get(dev, 'profiler events')}, "
               f"ms per step, top 12):")
@@ -142,7 +181,11 @@ def main():
         with open(args.json, "w") as f:
             json.dump([{"name": name, "value": 1 / vacc, "unit": "steps/s",
                         "anchor": "TensorFlow CPU device (same model, same run)",
-                        "anchor_value": 1 / cpu, "ratio": cpu / vacc}], f, indent=1)
+                        "anchor_value": 1 / cpu, "ratio": cpu / vacc},
+                       {"name": tiny_name, "value": 1 / tiny["VACC"], "unit": "calls/s",
+                        "anchor": "TensorFlow CPU device (same function, same run)",
+                        "anchor_value": 1 / tiny["CPU"], "ratio": tiny["CPU"] / tiny["VACC"]}],
+                      f, indent=1)
     return 0
 
 
