@@ -106,7 +106,21 @@ void Stream::Complete(uint64_t number) {
   }
 }
 
-// The one place a stream's operations run, one at a time, on a compute unit.
+void Stream::Run(Op& op, Status* so_far) {
+  Status result;
+  if (op.always) {
+    result = op.always(*so_far);
+  } else if (op.work && so_far->ok()) {
+    result = op.work();
+  }
+  if (!result.ok() && so_far->ok()) {
+    *so_far = result;  // the first failure sticks
+    std::lock_guard<SpinLock> lock(lock_);
+    status_ = std::move(result);
+  }
+}
+
+// Where a stream's queued operations run, one at a time, on a compute unit.
 // TODO(vendor): with hardware queues, submit each operation to the device's
 // queue instead and complete it from the device's completion interrupt.
 // Takes everything queued so far in one go: the host enqueuing and the unit
@@ -127,7 +141,6 @@ void Stream::Drain() {
     }
     while (!batch_.empty()) {
       Op& op = batch_.front();
-      Status result;
       if (op.wait_on != nullptr && !op.wait_on->Reached(op.wait_number)) {
         // Blocked. First put the rest (this wait included) back in front of
         // what arrived meanwhile: once registered as a waiter we may be
@@ -145,17 +158,7 @@ void Stream::Drain() {
         if (other->AddWaiter(wait_number, shared_from_this())) return;
         break;  // reached meanwhile: take the queue again
       }
-      // A wait that is over has nothing to run.
-      if (op.always) {
-        result = op.always(so_far);
-      } else if (op.work && so_far.ok()) {
-        result = op.work();
-      }
-      if (!result.ok() && so_far.ok()) {
-        so_far = result;  // the first failure sticks
-        std::lock_guard<SpinLock> lock(lock_);
-        status_ = std::move(result);
-      }
+      Run(op, &so_far);  // a wait that is over has nothing to run
       const uint64_t number = op.number;
       batch_.pop_front();  // release what the operation captured before reporting it done
       Complete(number);
@@ -165,15 +168,27 @@ void Stream::Drain() {
   Resume();
 }
 
-uint64_t Stream::ClaimIfIdle(Status* so_far) {
-  std::lock_guard<SpinLock> lock(lock_);
-  if (scheduled_) return 0;
-  scheduled_ = true;  // this thread is the stream's drainer until ReleaseClaim
-  *so_far = status_;
-  return ++enqueued_;
-}
+Status Stream::RunAndWait(Work work) { return WaitFor(RunNowOrEnqueue(std::move(work))); }
 
-void Stream::ReleaseClaim(uint64_t number) {
+uint64_t Stream::RunNowOrPush(Op op) {
+  Status so_far;
+  uint64_t number;
+  {
+    std::lock_guard<SpinLock> lock(lock_);
+    if (scheduled_) {
+      number = 0;  // busy: a unit owns the queue, or another thread runs now
+    } else {
+      scheduled_ = true;  // this thread is the stream's drainer until it is done
+      number = ++enqueued_;
+      so_far = status_;
+    }
+  }
+  if (number == 0) return Push(std::move(op));
+  {
+    ComputeUnits::ActingUnit acting(units_);
+    Run(op, &so_far);
+  }
+  op = Op();  // release what the operation captured before reporting it done
   Complete(number);
   bool more;
   {
@@ -182,47 +197,6 @@ void Stream::ReleaseClaim(uint64_t number) {
     if (!more) scheduled_ = false;
   }
   if (more) Resume();
-}
-
-Status Stream::RunAndWait(Work work) {
-  Status so_far;
-  const uint64_t number = ClaimIfIdle(&so_far);
-  if (number == 0) return WaitFor(Enqueue(std::move(work)));
-  if (so_far.ok()) {
-    Status result;
-    {
-      ComputeUnits::ActingUnit acting(units_);
-      result = work();
-    }
-    if (!result.ok()) {
-      std::lock_guard<SpinLock> lock(lock_);
-      status_ = std::move(result);
-    }
-  }
-  work = nullptr;  // release what the work captured before reporting it done, as Drain does
-  ReleaseClaim(number);
-  return status();
-}
-
-uint64_t Stream::RunNowOrPush(Op op) {
-  Status so_far;
-  const uint64_t number = ClaimIfIdle(&so_far);
-  if (number == 0) return Push(std::move(op));
-  Status result;
-  {
-    ComputeUnits::ActingUnit acting(units_);
-    if (op.always) {
-      result = op.always(so_far);
-    } else if (op.work && so_far.ok()) {
-      result = op.work();
-    }
-  }
-  if (!result.ok() && so_far.ok()) {  // the first failure sticks, as in Drain
-    std::lock_guard<SpinLock> lock(lock_);
-    status_ = std::move(result);
-  }
-  op = Op();  // release what the operation captured before reporting it done
-  ReleaseClaim(number);
   return number;
 }
 

@@ -75,23 +75,23 @@ class Stream : public std::enable_shared_from_this<Stream> {
   Status WaitFor(uint64_t number);
   Status BlockUntilDone() { return WaitFor(last_enqueued()); }
   // Enqueue(work) then WaitFor it, with the same result, but when the stream
-  // is idle the calling thread runs `work` itself, acting as one of the
-  // units (ComputeUnits::ActingUnit): a synchronous kernel then costs no
-  // hand-off to a unit and no wake-up of the waiting host thread (each tens
-  // of microseconds when the other thread's core sleeps). A busy stream
-  // queues the work behind what it has, in order.
+  // is idle the calling thread runs `work` itself (RunNowOrEnqueue), acting
+  // as one of the units (ComputeUnits::ActingUnit): a synchronous kernel
+  // then costs no hand-off to a unit and no wake-up of the waiting host
+  // thread (each tens of microseconds when the other thread's core
+  // sleeps). A busy stream queues the work behind what it has, in order.
   // TODO(vendor): real device work cannot run on the host; use Enqueue and
   // WaitFor.
   Status RunAndWait(Work work);
   // For short asynchronous operations (small copies, event records): when
-  // the stream is idle, run `work` now on the calling thread, where it would
-  // have run had a unit taken it at once; else queue it. Either way it
-  // returns the operation's number. Queued on an idle stream, the operation
-  // waits for a unit to wake (tens to hundreds of microseconds in a VM
-  // whose other core sleeps), and so does whatever waits for it: a tf.function
-  // result read by Python waited ~150 us for it (traced in TF 2.21).
-  // Not for host callbacks: TensorFlow may hold its locks while it
-  // enqueues one, and the callback takes them.
+  // the stream is idle, run `work` now on the calling thread, acting as a
+  // unit, where it would have run had a unit taken it at once; else queue
+  // it. Either way it returns the operation's number. Queued on an idle
+  // stream, the operation waits for a unit to wake (tens to hundreds of
+  // microseconds in a VM whose other core sleeps), and so does whatever
+  // waits for it: a tf.function result read by Python waited ~150 us for
+  // it (traced in TF 2.21). Not for host callbacks: TensorFlow may hold its
+  // locks while it enqueues one, and the callback takes them.
   uint64_t RunNowOrEnqueue(Work work);
   uint64_t RunNowOrEnqueueAlways(AlwaysWork work);
   Status status() const;
@@ -121,13 +121,10 @@ class Stream : public std::enable_shared_from_this<Stream> {
   // Runs op on the calling thread if the stream is idle (see
   // RunNowOrEnqueue), else queues it: its number.
   uint64_t RunNowOrPush(Op op);
-  // When nothing is queued or running, makes the calling thread the
-  // stream's drainer for one operation: its number (0 when the stream is
-  // busy), and the stream's status so far in *so_far.
-  uint64_t ClaimIfIdle(Status* so_far);
-  // Ends ClaimIfIdle's claim: operation `number` is done, and what other
-  // threads queued meanwhile goes to a unit.
-  void ReleaseClaim(uint64_t number);
+  // Runs op's work (skipped when *so_far is an error) or always-work, on
+  // whichever thread drains the stream; the first failure becomes the
+  // stream's status and *so_far.
+  void Run(Op& op, Status* so_far);
   void Drain();  // runs on a compute unit
   // Publishes that operation `number` is done and resumes the streams that
   // waited for it.

@@ -5,6 +5,7 @@
 // host callbacks that block on a promise (a Gate), never with timing: a test
 // may sleep briefly to give a wrong implementation the chance to run too
 // early, but what it asserts never depends on how long anything took.
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -468,6 +469,40 @@ TEST_F(VaccSeStreamTest, HostCallbackRunsOnceAfterEarlierWork) {
   EXPECT_FALSE(EnqueueHostCallback(p(), nullptr, [&](TF_Status*) { runs++; }));
   EXPECT_EQ(SyncCode(stream), TF_OK);
   EXPECT_EQ(runs.load(), 1);
+}
+
+// On an idle stream a copy of up to 64 KiB (the example's kRunNowCopyBytes)
+// and an event record are done when the call returns, even with the
+// device's only unit held by another stream; a larger copy is queued and
+// waits for the unit. (A plugin may also queue small ones: this checks the
+// example's choice, not a TensorFlow rule.)
+TEST_F(VaccSeStreamTest, SmallCopiesAndRecordsOnAnIdleStreamRunAtOnce) {
+  ASSERT_TRUE(Load({{"VACC_MEMORY_MB", "64"}, {"VACC_THREADS", "1"}}));
+  const uint64_t small = 64 << 10, large = small + 4;
+  const std::vector<uint8_t> pattern = Pattern(large, 9);
+  std::vector<uint8_t> small_out(small, 0), large_out(large, 0);
+  DeviceMemory buf(p(), large);
+  ASSERT_NE(buf.data(), nullptr);
+  Put(buf.get(), pattern);
+  Stream busy(p()), idle(p());
+  Event event(p());
+  Gate gate;
+  gate.EnqueueOn(p(), busy);
+  gate.WaitStarted();  // the only unit is taken until the release
+  StatusPtr s = NewStatus();
+  se().memcpy_dtoh(dev(), idle, small_out.data(), buf.get(), small, s.get());
+  ExpectOk(s.get());
+  EXPECT_TRUE(std::equal(small_out.begin(), small_out.end(), pattern.begin()));
+  Record(idle, event);
+  EXPECT_EQ(Poll(event), SE_EVENT_COMPLETE);
+  se().memcpy_dtoh(dev(), idle, large_out.data(), buf.get(), large, s.get());
+  ExpectOk(s.get());
+  GiveAWrongImplementationAChance();
+  EXPECT_EQ(large_out, std::vector<uint8_t>(large, 0));  // queued behind the gate
+  gate.Release();
+  EXPECT_EQ(SyncCode(idle), TF_OK);
+  EXPECT_EQ(large_out, pattern);
+  EXPECT_EQ(SyncCode(busy), TF_OK);
 }
 
 // block_host_until_done returns only when the stream's queued work has run.
