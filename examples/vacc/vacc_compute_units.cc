@@ -14,34 +14,7 @@ namespace {
 // The ComputeUnits the current thread belongs to, if any.
 thread_local const ComputeUnits* t_units = nullptr;
 
-// Pure pause-spinning this long before yielding between checks: a hand-over
-// between two running threads takes well under a microsecond.
-constexpr std::chrono::nanoseconds kPauseOnly{2000};
-
 }  // namespace
-
-bool SpinUntil(std::chrono::nanoseconds budget, const std::function<bool()>& done) {
-  if (done()) return true;
-  if (budget.count() <= 0) return false;
-  const auto start = std::chrono::steady_clock::now();
-  const auto deadline = start + budget;
-  const auto yield_after = start + std::min(budget, kPauseOnly);
-  bool yielding = false;
-  for (;;) {
-    // Reading the clock costs more than a pause: check it every 32 rounds.
-    for (int i = 0; i < 32; ++i) {
-      if (yielding) {
-        std::this_thread::yield();
-      } else {
-        CpuRelax();
-      }
-      if (done()) return true;
-    }
-    const auto now = std::chrono::steady_clock::now();
-    if (now >= deadline) return false;
-    yielding = now >= yield_after;
-  }
-}
 
 ComputeUnits::ComputeUnits(int count, std::chrono::nanoseconds spin, const std::string& name)
     : spin_(spin) {
@@ -156,10 +129,11 @@ void ComputeUnits::RunChunks(size_t n, size_t chunks, size_t participants,
     Shares shares;
     std::atomic<int> next_helper{1};
     std::atomic<size_t> done{0};
+    WaitPoint all_done;  // the caller sleeps here when its spin runs out
     void Run(int part) {
       for (size_t c; shares.Next(part, &c);) {
         (*body)(c * n / chunks, (c + 1) * n / chunks);
-        done.fetch_add(1, std::memory_order_release);
+        if (done.fetch_add(1, std::memory_order_release) + 1 == chunks) all_done.Notify();
       }
     }
   };
@@ -170,11 +144,9 @@ void ComputeUnits::RunChunks(size_t n, size_t chunks, size_t participants,
     Submit([job] { job->Run(job->next_helper.fetch_add(1, std::memory_order_relaxed)); });
   }
   job->Run(0);
-  // Only chunks another thread has claimed are left; they are short.
-  while (job->done.load(std::memory_order_acquire) < chunks) {
-    if (!SpinUntil(spin_, [&] { return job->done.load(std::memory_order_acquire) >= chunks; }))
-      std::this_thread::yield();
-  }
+  // Only chunks another thread has claimed are left; they are short,
+  // unless that thread was preempted: then sleep rather than spin.
+  job->all_done.Wait(spin_, [&] { return job->done.load(std::memory_order_acquire) >= chunks; });
 }
 
 }  // namespace vacc

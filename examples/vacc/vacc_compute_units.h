@@ -23,14 +23,9 @@
 #include <vector>
 
 #include "vacc_spin_lock.h"
+#include "vacc_wait.h"
 
 namespace vacc {
-
-// Spins for at most `budget`, calling done() between pauses; true as soon
-// as done() is. Shared by workers and by host threads waiting on a stream.
-// After the first microseconds it yields between checks, so on an
-// oversubscribed machine the thread we wait for gets our core.
-bool SpinUntil(std::chrono::nanoseconds budget, const std::function<bool()>& done);
 
 class ComputeUnits {
  public:
@@ -46,6 +41,9 @@ class ComputeUnits {
   ComputeUnits& operator=(const ComputeUnits&) = delete;
 
   int size() const { return static_cast<int>(workers_.size()); }
+  // How long a unit spins for more work, or for another unit, before it
+  // sleeps (VACC_SPIN_US).
+  std::chrono::nanoseconds spin() const { return spin_; }
 
   // Runs `task` on some unit, soon. Thread-safe; never blocks on other work.
   void Submit(Task task);

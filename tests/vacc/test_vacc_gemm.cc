@@ -15,6 +15,7 @@
 //   half      2e-3 (11 bits: 2^-11 = 4.9e-4, plus accumulation)
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -34,6 +35,7 @@
 #include "kernels/vacc_half.h"
 #include "kernels/vacc_simd.h"
 #include "vacc_compute_units.h"
+#include "vacc_thread_state.h"
 
 namespace vacc {
 namespace {
@@ -291,22 +293,27 @@ TEST(PanelClaims, FirstClaimsOthersWaitUntilPacked) {
   EXPECT_EQ(claims.TryClaim(0), State::kClaimed);
   claims.Packed(1);
   EXPECT_EQ(claims.TryClaim(1), State::kPacked);
-  claims.Wait(1);  // returns at once: packed
+  claims.Wait(1, std::chrono::microseconds(0));  // returns at once: packed
   EXPECT_EQ(claims.TryClaim(2), State::kClaimed);
   EXPECT_EQ(claims.TryClaim(0), State::kBusy);
 }
 
-// Wait returns once another thread marks the panel packed.
-TEST(PanelClaims, WaitReturnsWhenAnotherThreadPacks) {
+// A unit waiting for a panel another is packing spins for its budget, then
+// sleeps (a packer that takes long was preempted, and needs a core), and
+// wakes when the panel is marked packed.
+TEST(PanelClaims, WaiterSleepsUntilAnotherThreadPacks) {
   gemm::PanelClaims claims(1);
   ASSERT_EQ(claims.TryClaim(0), gemm::PanelClaims::State::kClaimed);
-  std::thread packer([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    claims.Packed(0);
+  std::atomic<pid_t> tid{0};
+  std::thread waiter([&] {
+    tid.store(CurrentTid());
+    claims.Wait(0, std::chrono::microseconds(50));
   });
-  claims.Wait(0);
+  while (tid.load() == 0) std::this_thread::yield();
+  EXPECT_TRUE(SeenAsleep(tid.load()));
+  claims.Packed(0);
+  waiter.join();
   EXPECT_EQ(claims.TryClaim(0), gemm::PanelClaims::State::kPacked);
-  packer.join();
 }
 
 // The narrow-B path (vacc_gemm_narrow_b.h) as Gemm picks it: A read in

@@ -23,6 +23,8 @@
 #include "vacc_heap.h"
 #include "vacc_shares.h"
 #include "vacc_stream.h"
+#include "vacc_thread_state.h"
+#include "vacc_wait.h"
 
 namespace vacc {
 namespace {
@@ -278,6 +280,62 @@ TEST(ComputeUnits, WorkersAreNamed) {
   });
   done.get_future().wait();
   EXPECT_EQ(got, "a-very-long-dev");
+}
+
+// ---- WaitPoint
+
+// A waiter whose condition is false spins for its budget, then sleeps (seen
+// in /proc) until Notify; one whose condition holds returns at once, and
+// Notify with nobody asleep is a no-op.
+TEST(WaitPoint, SleepsAfterItsSpinAndWakesOnNotify) {
+  WaitPoint point;
+  std::atomic<bool> ready{false};
+  point.Notify();
+  for (auto spin : {std::chrono::microseconds(0), std::chrono::microseconds(50)}) {
+    ready.store(false);
+    std::atomic<pid_t> tid{0};
+    std::thread waiter([&] {
+      tid.store(CurrentTid());
+      point.Wait(spin, [&] { return ready.load(); });
+    });
+    while (tid.load() == 0) std::this_thread::yield();
+    EXPECT_TRUE(SeenAsleep(tid.load())) << "spin " << spin.count() << " us";
+    ready.store(true);
+    point.Notify();
+    waiter.join();
+  }
+  point.Wait(std::chrono::microseconds(0), [&] { return ready.load(); });  // already true
+}
+
+// ParallelFor's caller, its own share done and a helper's chunk held up (as
+// by a preempted unit), sleeps until that chunk is done instead of spinning
+// and yielding, which on a loaded machine takes core time from the helper.
+TEST(ComputeUnits, ParallelForCallerSleepsWhileAHelperIsHeld) {
+  ComputeUnits units(1, kSpin);
+  std::promise<void> open_gate;
+  std::shared_future<void> gate = open_gate.get_future().share();
+  std::atomic<pid_t> caller{0};
+  std::atomic<bool> helper_started{false}, caller_share_done{false};
+  std::thread t([&] {
+    caller.store(CurrentTid());
+    units.ParallelFor(2, 1, [&](size_t begin, size_t) {
+      if (CurrentTid() != caller.load()) {  // the helper's chunk: held
+        helper_started.store(true);
+        gate.wait();
+        return;
+      }
+      // The caller's chunk (it may also take the other, if it gets there
+      // first: then nothing is held and the test cannot see a sleep).
+      if (begin == 0) {
+        while (!helper_started.load()) std::this_thread::yield();
+        caller_share_done.store(true);
+      }
+    });
+  });
+  while (!caller_share_done.load()) std::this_thread::yield();
+  EXPECT_TRUE(SeenAsleep(caller.load()));
+  open_gate.set_value();
+  t.join();
 }
 
 // Called from a unit, and nested, it still completes and covers everything.

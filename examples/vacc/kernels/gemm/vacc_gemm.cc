@@ -223,7 +223,7 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
           for (int64_t p = 0; any_skipped && p < panels; ++p) {
             if (!skipped[static_cast<size_t>(p)]) continue;
             skipped[static_cast<size_t>(p)] = 0;
-            claims.Wait(claim0 + p);
+            claims.Wait(claim0 + p, units->spin());  // only shared claims wait
             run_panel(p, false);
           }
         }

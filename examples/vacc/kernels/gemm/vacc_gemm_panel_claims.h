@@ -3,7 +3,8 @@
 // Who packs which B panel when the units of one GEMM share a packed B
 // (vacc_gemm.cc): the first unit to need a panel claims it and packs it
 // (with the micro-kernel, as it computes its tile); a unit that needs a
-// panel another has claimed waits the few microseconds until it is done.
+// panel another has claimed waits the few microseconds until it is done
+// (or sleeps, if the packer was preempted).
 // Each panel is packed once per call instead of once per unit.
 #ifndef VACC_KERNELS_GEMM_VACC_GEMM_PANEL_CLAIMS_H_
 #define VACC_KERNELS_GEMM_VACC_GEMM_PANEL_CLAIMS_H_
@@ -13,7 +14,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "vacc_compute_units.h"
+#include "vacc_wait.h"
 
 namespace vacc {
 namespace gemm {
@@ -35,19 +36,21 @@ class PanelClaims {
     }
     return s == kPacked ? State::kPacked : State::kBusy;
   }
-  // Until panel i is packed (claimed by another unit): SpinUntil's pauses,
-  // then yields, so a preempted packer gets our core.
-  void Wait(int64_t i) {
-    while (!SpinUntil(std::chrono::milliseconds(1), [&] {
-      return states_[i].load(std::memory_order_acquire) == kPacked;
-    })) {
-    }
+  // Until panel i is packed (claimed by another unit): spins for `spin`,
+  // then sleeps until Packed, so a preempted packer is not kept from a core
+  // by our spinning (vacc_wait.h).
+  void Wait(int64_t i, std::chrono::nanoseconds spin) {
+    packed_.Wait(spin, [&] { return states_[i].load(std::memory_order_acquire) == kPacked; });
   }
-  void Packed(int64_t i) { states_[i].store(kPacked, std::memory_order_release); }
+  void Packed(int64_t i) {
+    states_[i].store(kPacked, std::memory_order_release);
+    packed_.Notify();
+  }
 
  private:
   static constexpr uint8_t kFree = 0, kPacking = 1, kPacked = 2;
   std::unique_ptr<std::atomic<uint8_t>[]> states_;
+  WaitPoint packed_;
 };
 
 }  // namespace gemm
