@@ -467,6 +467,47 @@ TEST(VaccBroadcast, RowBlocksMergeWholeRowsAndCoverEveryRun) {
 // stores in larger chunks, across the units: in place and out of place, a
 // unary op, a same-shape binary op and a bias-like broadcast all match the
 // scalar reference (each unit fences its stores before reporting done).
+// A row every row of out meets (a bias) is read from a copy when it sits at
+// out's offset within a 4 KiB page (RepeatedRowAwayFrom, against 4K
+// aliasing). Placed there on purpose: rows of 128, 1024 and 1536 floats
+// (copied), 100 (rows at too many offsets: read in place); the repeated row
+// as a or as b (Sub tells them apart), cached and streaming stores, every
+// target.
+TEST(VaccElementwise, RepeatedRowAtOutsPageOffsetMatchesTheReference) {
+  constexpr size_t kPage = 4096 / sizeof(float), kRows = 6;
+  for (size_t n : {size_t{128}, size_t{1024}, size_t{1536}, size_t{100}}) {
+    // Page-aligned slots: the row, the other operand, out.
+    std::vector<float> memory((n * (2 * kRows + 1) / kPage + 4) * kPage + kPage);
+    float* base = memory.data() + (kPage - reinterpret_cast<uintptr_t>(memory.data()) %
+                                               4096 / sizeof(float)) % kPage;
+    float* row = base;
+    float* other = base + (n / kPage + 1) * kPage;
+    float* out = other + (n * kRows / kPage + 1) * kPage;
+    const std::vector<float> r = Values(n, -3, 3, false, 8);
+    const std::vector<float> o = Values(n * kRows, -3, 3, false, 9);
+    std::copy(r.begin(), r.end(), row);
+    std::copy(o.begin(), o.end(), other);
+    for (bool row_is_a : {true, false}) {
+      for (Stores stores : {Stores::kCached, Stores::kStreaming}) {
+        SCOPED_TRACE("n " + std::to_string(n) + (row_is_a ? ", row - rows" : ", rows - row") +
+                     (stores == Stores::kStreaming ? ", streaming" : ", cached"));
+        ForEachSimdTarget([&](const std::string&) {
+          std::fill(out, out + n * kRows, NAN);
+          BinaryRowsAny(BinaryOp::kSub, Operands::kVectorVector, TF_FLOAT,
+                        row_is_a ? row : other, row_is_a ? 0 : static_cast<int64_t>(n),
+                        row_is_a ? other : row, row_is_a ? static_cast<int64_t>(n) : 0, out,
+                        kRows, n, stores);
+          for (size_t i = 0; i < n * kRows; ++i) {
+            const float want = row_is_a ? r[i % n] - o[i] : o[i] - r[i % n];
+            ASSERT_EQ(out[i], want) << "element " << i;
+          }
+        });
+      }
+    }
+    EXPECT_TRUE(std::equal(r.begin(), r.end(), row)) << "the row itself is not written";
+  }
+}
+
 TEST(VaccElementwise, LargeOutputsStreamAndMatchTheReference) {
   ASSERT_EQ(StoresFor(kStreamingStoreBytes - 1), Stores::kCached);
   ASSERT_EQ(StoresFor(kStreamingStoreBytes), Stores::kStreaming);
