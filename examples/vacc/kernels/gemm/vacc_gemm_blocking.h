@@ -37,8 +37,13 @@
 //       share a cache does not have such phases; on a host that does, a
 //       threshold above any block size turns sharing off.
 //   kChunksPerParticipant  the packed driver's row chunks with several
-//       units: at least 4 per unit, a whole number per unit (equal shares),
+//       units: at least 8 per unit, a whole number per unit (equal shares),
 //       so a unit that finishes first takes a short piece of another's.
+//       The units end at most a chunk apart: at 256^3 on 2 units a profile
+//       showed ~5% of the time waiting with 4 per unit (chunks of ~32 rows,
+//       ~35 us each). 8 against 4 on Zen4 (interleaved, medians of 5-7):
+//       256^3 1.03-1.05x, the Keras MLP step's GEMMs 1.01-1.02x, 512^3,
+//       1024^3 and 256 x 1024 x 1024 within 2%; 12 measured like 8.
 //   kNarrowBCols  the most columns of B the narrow-B path takes
 //       (vacc_gemm_narrow_b.h). Measured on Zen3 against the packed driver
 //       (interleaved, medians): at 2 units 1.03x on 6272 x 256 x 128 (the 1x1
@@ -61,7 +66,7 @@ constexpr int64_t kRowsKC = 256;
 constexpr int64_t kMC = 144;
 constexpr int64_t kNC = 4080;
 constexpr int64_t kUnitPackedBFloats = int64_t{1} << 20;
-constexpr int64_t kChunksPerParticipant = 4;
+constexpr int64_t kChunksPerParticipant = 8;
 constexpr int64_t kSharedPackedBFloats = int64_t{1} << 19;
 constexpr int64_t kSmallMRows = 128;
 constexpr int64_t kNarrowBCols = 128;
