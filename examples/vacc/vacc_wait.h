@@ -33,24 +33,24 @@ bool SpinUntil(std::chrono::nanoseconds budget, const std::function<bool()>& don
 // Where threads wait for a condition other threads make true (a counter
 // reaching a value, a flag set): Wait spins for `spin`, then sleeps until
 // Notify. Whoever makes the condition true (with an atomic store) calls
-// Notify after it; that costs a fence and a load unless someone sleeps.
+// Notify after it: one atomic add, and a wake-up only if someone sleeps.
 class WaitPoint {
  public:
   template <class Done>
   void Wait(std::chrono::nanoseconds spin, Done done) {
     if (SpinUntil(spin, done)) return;
     std::unique_lock<std::mutex> lock(mu_);
-    sleepers_.fetch_add(1, std::memory_order_relaxed);
-    // Pairs with Notify's fence: either Notify sees us counted, or we see
-    // its condition in the check before the first sleep.
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    // Read-modify-writes on both sides (no fences, which TSan cannot
+    // follow): if Notify's reads 0, it came first in sleepers_'s order and
+    // released the condition to this acquire, so the check below sees it;
+    // otherwise Notify sees us counted and wakes us.
+    sleepers_.fetch_add(1, std::memory_order_acq_rel);
     wake_.wait(lock, done);
     sleepers_.fetch_sub(1, std::memory_order_relaxed);
   }
 
   void Notify() {
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (sleepers_.load(std::memory_order_relaxed) == 0) return;
+    if (sleepers_.fetch_add(0, std::memory_order_acq_rel) == 0) return;
     // Under the lock: not between a sleeper's check and its sleep.
     std::lock_guard<std::mutex> lock(mu_);
     wake_.notify_all();
