@@ -100,10 +100,7 @@ void Stream::Complete(uint64_t number) {
     }
     for (auto& s : resume) s->Resume();
   }
-  if (host_waiters_.load(std::memory_order_seq_cst) > 0) {
-    std::lock_guard<std::mutex> lock(wait_mu_);  // not between a check and a wait
-    host_wake_.notify_all();
-  }
+  host_wait_.Notify();
 }
 
 void Stream::Run(Op& op, Status* so_far) {
@@ -207,12 +204,7 @@ uint64_t Stream::RunNowOrEnqueueAlways(AlwaysWork work) {
 }
 
 Status Stream::WaitFor(uint64_t number) {
-  if (!SpinUntil(spin_, [&] { return Reached(number); })) {
-    std::unique_lock<std::mutex> lock(wait_mu_);
-    host_waiters_.fetch_add(1, std::memory_order_seq_cst);
-    host_wake_.wait(lock, [&] { return Reached(number); });
-    host_waiters_.fetch_sub(1, std::memory_order_seq_cst);
-  }
+  host_wait_.Wait(spin_, [&] { return Reached(number); });
   return status();
 }
 

@@ -15,7 +15,6 @@
 #define VACC_STREAM_H_
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -29,6 +28,7 @@
 #include "tensorflow/c/tf_status.h"
 #include "vacc_compute_units.h"
 #include "vacc_spin_lock.h"
+#include "vacc_wait.h"
 
 namespace vacc {
 
@@ -149,13 +149,8 @@ class Stream : public std::enable_shared_from_this<Stream> {
   // The operations the drainer took from queue_ in one go (one lock per
   // batch, not per operation). Touched only by the one thread draining.
   std::deque<Op> batch_;
-  // Host threads that gave up spinning sleep here. A waiter registers in
-  // host_waiters_ and re-checks completed_ under wait_mu_; completion
-  // publishes completed_ before reading host_waiters_ (both sequentially
-  // consistent), so a wake-up is never lost.
-  std::mutex wait_mu_;
-  std::condition_variable host_wake_;
-  std::atomic<int> host_waiters_{0};
+  // Where host threads wait for completed_ (vacc_wait.h): spin, then sleep.
+  WaitPoint host_wait_;
 };
 
 // SP_Event: marks a point in one stream. Re-recording moves the mark; waits
