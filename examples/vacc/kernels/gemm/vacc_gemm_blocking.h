@@ -5,13 +5,19 @@
 // Zen4 (1 MiB L2, AVX-512: NR = 32, so a KC x NR panel of B is 48 KiB and
 // no longer fits L1): KC of 192, 256 and 512 ran as fast as 384 (1024^3,
 // 2048^3, within 2%), and kRowsKC of 384 or 576 as fast as 256 on the
-// convolutions (within 1%), so the Zen3 values stay.
-//   KC  depth of a packed block. The micro-kernel keeps one KC x NR panel of
-//       B in L1 while it sweeps the A panels: 384 x 16 floats = 24 KiB of the
-//       32 KiB L1, with the packed A panel streaming past from L2. Deeper
-//       blocks mean fewer passes over C (each reads and writes all of C):
-//       measured on Zen3 against 256, 2-6% faster at 512^3 to 1024^3 and
-//       256 x 1024 x 1024 (OpenBLAS picks 384 for this core too).
+// convolutions (within 1%), so the Zen3 values stayed, until KC = 512 for
+// K = 512 (below).
+//   KC  most depth of a packed block (K is cut into equal blocks of at most
+//       KC). The micro-kernel keeps one KC x NR panel of B in L1 while it
+//       sweeps the A panels: 384 x 16 floats = 24 KiB of the 32 KiB L1,
+//       with the packed A panel streaming past from L2. Deeper blocks mean
+//       fewer passes over C (each reads and writes all of C): measured on
+//       Zen3 against 256, 2-6% faster at 512^3 to 1024^3 and 256 x 1024 x
+//       1024 (OpenBLAS picks 384 for this core too). 512 rather than 384
+//       takes K = 512 in one block (not 2 x 256): on Zen4 (interleaved,
+//       medians of 7) 512^3 t1 1.02x, 1024^3, 2048^3 and 256 x 1024 x 1024
+//       within 1.5% at t1 and t2; with AVX2 on Zen4 (B panels of 32 KiB)
+//       within 1% (Zen3 itself was not measured again).
 //   kRowsKC  the depth of the paths that read A in place with the row
 //       kernel (vacc_gemm_small_m.cc, vacc_gemm_conv_direct.cc): their A rows
 //       stream from wherever A is, so the B panel keeps half of L1
@@ -19,7 +25,9 @@
 //   MC  rows of a packed A block (a row chunk of the packed driver), which
 //       stays in L2 while every B panel of the NC block passes: 144 x 384
 //       floats = 216 KiB, under half of Zen3's L2, so B panels and C lines
-//       do not evict it.
+//       do not evict it (144 x 512 floats = 288 KiB since KC = 512: over
+//       half of Zen3's L2, a quarter of Zen4's; 288 rows on Zen4 measured
+//       the same as 144).
 //   NC  columns of a B block: at most 4080, and fewer when K is long, as
 //       the block is kept packed for all of K (a copy per unit, or one
 //       shared: vacc_gemm.cc): kUnitPackedBFloats, 1 Mi floats = 4 MiB, in L3
@@ -61,7 +69,7 @@
 namespace vacc {
 namespace gemm {
 
-constexpr int64_t kKC = 384;
+constexpr int64_t kKC = 512;
 constexpr int64_t kRowsKC = 256;
 constexpr int64_t kMC = 144;
 constexpr int64_t kNC = 4080;

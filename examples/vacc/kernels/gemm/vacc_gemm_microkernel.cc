@@ -121,12 +121,15 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   // variant spills one B vector per 4 steps on AVX2 (16 registers); it runs
   // one row tile per panel, so that was left as it is.
   // S k steps on. An A in place: what it reads kAheadA steps on is fetched
-  // (from L3 or memory: six short row streams, or one line per k step).
+  // (from L3 or memory: six short row streams, or one line per k step). Row
+  // by row, the same for the next tile's six rows (the next kMR rows of A):
+  // else each tile starts on six rows of which nothing is in cache, and
+  // waits for them. With it, 512^3 on Zen4 ran 1.01-1.015x (interleaved,
+  // medians of 15): as fast as when the tiles skip A's memory altogether.
 #define VACC_GEMM_ADVANCE(S)                                                     \
   if (kA == kRows) {                                                             \
-    hwy::Prefetch(a0 + kAheadA); hwy::Prefetch(a1 + kAheadA);                   \
-    hwy::Prefetch(a2 + kAheadA); hwy::Prefetch(a3 + kAheadA);                   \
-    hwy::Prefetch(a4 + kAheadA); hwy::Prefetch(a5 + kAheadA);                   \
+    VACC_GEMM_FETCH_ROW(a0) VACC_GEMM_FETCH_ROW(a1) VACC_GEMM_FETCH_ROW(a2)     \
+    VACC_GEMM_FETCH_ROW(a3) VACC_GEMM_FETCH_ROW(a4) VACC_GEMM_FETCH_ROW(a5)     \
   } else if (kInPlace) {                                                         \
     for (int s = 0; s < (S); ++s) {                                              \
       hwy::Prefetch(a0 + (kAheadColumns + s) * k_step);                          \
@@ -142,6 +145,9 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   }                                                                              \
   b += (S) * b_step;                                                             \
   if (kPackB) b_packed += (S) * 2 * N;
+#define VACC_GEMM_FETCH_ROW(AR)                                                  \
+  hwy::Prefetch(AR + kAheadA);                                                   \
+  hwy::Prefetch(AR + kMR * row_step + kAheadA);
   int64_t k = 0;
   if (HWY_NATIVE_FMA) {
     for (; k + 4 <= kc; k += 4) {
@@ -154,6 +160,7 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
     VACC_GEMM_ADVANCE(1)
   }
 #undef VACC_GEMM_ADVANCE
+#undef VACC_GEMM_FETCH_ROW
 #undef VACC_GEMM_ROW
 #undef VACC_GEMM_STEP
 
