@@ -19,9 +19,12 @@
 //       within 1.5% at t1 and t2; with AVX2 on Zen4 (B panels of 32 KiB)
 //       within 1% (Zen3 itself was not measured again).
 //   kRowsKC  the depth of the paths that read A in place with the row
-//       kernel (vacc_gemm_small_m.cc, vacc_gemm_conv_direct.cc): their A rows
-//       stream from wherever A is, so the B panel keeps half of L1
-//       (256 x 16 floats = 16 KiB); 384 was no faster there.
+//       kernel and pack B (vacc_gemm_small_m.cc, vacc_gemm_conv_direct.cc):
+//       their A rows stream from wherever A is, so the B panel keeps half
+//       of L1 (256 x 16 floats = 16 KiB); 384 was no faster there. The
+//       short-A path reading B in place takes KC instead (its B panel is in
+//       L2 anyway): 32 x 784 x 128 in blocks of 392 rather than 196 ran
+//       1.01-1.03x on Zen4.
 //   MC  rows of a packed A block (a row chunk of the packed driver), which
 //       stays in L2 while every B panel of the NC block passes: 144 x 384
 //       floats = 216 KiB, under half of Zen3's L2, so B panels and C lines

@@ -86,6 +86,10 @@ struct RowsKernel {
   void (*run_packing[kMaxRows + 1])(int64_t kc, const float* a, int64_t lda, const float* b,
                                     int64_t ldb, float* b_packed, float* c, int64_t ldc,
                                     bool accumulate) = {};
+  // The same reading B in place without packing it (b_packed unused).
+  void (*run_b_in_place[kMaxRows + 1])(int64_t kc, const float* a, int64_t lda, const float* b,
+                                       int64_t ldb, float* b_packed, float* c, int64_t ldc,
+                                       bool accumulate) = {};
 };
 
 // The in-place micro-kernels of the target dispatch selects now (of half

@@ -147,27 +147,43 @@ void RowsKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda, int64_t
 }
 
 // RowsKernelF32 for a plain A (one segment) and a full panel of a row-major
-// float32 B read in place, rows ldb apart, that packs the panel as it goes:
-// each row of B it loads is also stored to b_packed (kc x 2 vectors,
-// aligned), for the next row tiles to use. The short-A path runs it for
-// the first row tile of each panel: B is read once, in the same pass as
-// the first tile's FMAs, instead of in a packing pass of its own (which was
-// a fifth of 32 x 784 x 128 on Zen3).
-template <int R, class D>
-void RowsPackingKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda,
-                          const float* HWY_RESTRICT b, int64_t ldb, float* HWY_RESTRICT b_packed,
-                          float* HWY_RESTRICT c, int64_t ldc, bool accumulate) {
+// float32 B read in place, rows ldb apart. With kPackB it packs the panel
+// as it goes: each row of B it loads is also stored to b_packed (kc x 2
+// vectors, aligned), for the next row tiles to use. The short-A path runs
+// that for the first row tile of each panel: B is read once, in the same
+// pass as the first tile's FMAs, instead of in a packing pass of its own
+// (which was a fifth of 32 x 784 x 128 on Zen3). Without kPackB every tile
+// reads B in place (b_packed unused): when B's rows are not a multiple of
+// 4 KiB apart the panel stays in L2 between the tiles, and no tile pays
+// for packing (vacc_gemm_small_m.cc).
+template <int R, class D, bool kPackB>
+void RowsBInPlaceKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda,
+                           const float* HWY_RESTRICT b, int64_t ldb,
+                           float* HWY_RESTRICT b_packed, float* HWY_RESTRICT c, int64_t ldc,
+                           bool accumulate) {
   const D d;
   const size_t N = hn::Lanes(d);
   RowsTile<R, D>::PrefetchC(c, ldc, static_cast<int>(2 * N));
   RowsTile<R, D> tile(d);
-  for (int64_t k = 0; k < kc; ++k) {
+  // One k step: B's row k, stored to the packed panel if kPackB.
+  const auto step = [&](int64_t k) HWY_ATTR {
     const auto b0 = hn::LoadU(d, b + k * ldb);
     const auto b1 = hn::LoadU(d, b + k * ldb + N);
-    hn::Store(b0, d, b_packed + k * 2 * N);
-    hn::Store(b1, d, b_packed + k * 2 * N + N);
+    if (kPackB) {
+      hn::Store(b0, d, b_packed + k * 2 * N);
+      hn::Store(b1, d, b_packed + k * 2 * N + N);
+    }
     tile.Step(d, b0, b1, [&](int r) { return a[r * lda + k]; });
+  };
+  // Unrolled x2 with native FMA, as RowsKernelF32.
+  int64_t k = 0;
+  if (HWY_NATIVE_FMA) {
+    for (; k + 2 <= kc; k += 2) {
+      step(k);
+      step(k + 1);
+    }
   }
+  for (; k < kc; ++k) step(k);
   tile.Store(d, c, ldc, static_cast<int>(2 * N), accumulate);
 }
 
@@ -175,7 +191,9 @@ template <class D, bool kFetchA, int... R>
 RowsKernel MakeRowsKernel(std::integer_sequence<int, R...>) {
   RowsKernel k;
   k.nr = static_cast<int>(2 * hn::Lanes(D()));
-  ((k.run[R] = &RowsKernelF32<R, D, kFetchA>, k.run_packing[R] = &RowsPackingKernelF32<R, D>),
+  ((k.run[R] = &RowsKernelF32<R, D, kFetchA>,
+    k.run_packing[R] = &RowsBInPlaceKernelF32<R, D, true>,
+    k.run_b_in_place[R] = &RowsBInPlaceKernelF32<R, D, false>),
    ...);
   return k;
 }

@@ -8,17 +8,19 @@
 //       A[:, pc:pc+KC]: in place if float32 with contiguous rows, else packed
 //                       into this unit's buffer (all of M: it is short)
 //       for each panel of the run
-//         pack the KC x NR panel of B           into L1, read from B once:
-//                                               by the first row tile as it
-//                                               computes (float32 B, A in
-//                                               place), else beforehand
+//         B's KC x NR panel: read in place by    a float32 B whose rows are
+//                            every row tile      not a multiple of 4 KiB
+//                                                apart, with A in place
+//                            else packed into L1: by the first row tile
+//                            as it computes (float32 B, A in place), else
+//                            beforehand
 //         for each row tile of M                6 rows, the last two fitted
 //           micro-kernel: tile of C over KC
 //
-// B is packed a panel at a time, just before use, rather than read in place:
-// B's rows are often a power-of-two bytes apart (N = 512 floats is 2 KiB),
-// so a panel read in place maps all its KC rows onto a few L1 sets, and
-// every row tile after the first would reload it from L2.
+// B read in place stays in L2 between the row tiles, and the B-panel loads
+// keep pace with the FMAs from there. Rows a multiple of 4 KiB apart (N =
+// 1024 floats) fall into a few of L2's sets and evict each other: that B is
+// packed a panel at a time, just before use (ReadBInPlace has the figures).
 #include "kernels/gemm/vacc_gemm_small_m.h"
 
 #include <algorithm>
@@ -43,6 +45,7 @@ struct Plan {
   RowsKernel rows;     // for A in place
   const Matrix* a_in_place = nullptr;
   const Matrix* b_in_place = nullptr;  // float32, row-major: its panels packed by the first tile
+  bool b_unpacked = false;             // ... or read in place by every tile (A in place too)
   int64_t kc_max = 0;
 };
 
@@ -64,6 +67,20 @@ void ComputePanels(const PackableA& a, const Matrix& b, float* c, int64_t ldc, b
       const int64_t col = p * nr;
       const int n_eff = static_cast<int>(std::min(nr, n - col));
       int64_t i = 0;  // rows of C done
+      if (plan.b_unpacked && n_eff == nr) {
+        // Every row tile reads the panel in place: no packing.
+        const Matrix& am = *plan.a_in_place;
+        const Matrix& bm = *plan.b_in_place;
+        const float* b_at = static_cast<const float*>(bm.data) + pc * bm.row_stride + col;
+        for (; i < m;) {
+          const int rows = RowsKernel::TileRows(m - i);
+          plan.rows.run_b_in_place[rows](
+              kc, static_cast<const float*>(am.data) + i * am.row_stride + pc, am.row_stride,
+              b_at, bm.row_stride, nullptr, c + i * ldc + col, ldc, add);
+          i += rows;
+        }
+        continue;
+      }
       if (plan.b_in_place != nullptr && plan.a_in_place != nullptr && n_eff == nr) {
         // The first row tile packs the panel as it reads it.
         const Matrix& am = *plan.a_in_place;
@@ -87,6 +104,18 @@ void ComputePanels(const PackableA& a, const Matrix& b, float* c, int64_t ldc, b
   }
 }
 
+// Whether every row tile reads B's panels in place, rows `ldb` floats
+// apart, rather than the first tile packing each panel for the others.
+// Unpacked, a panel (KC rows x 2 lines) stays in L2 between the tiles
+// unless its rows are a multiple of 4 KiB apart: then they fall into a
+// few of L2's sets (Zen4: 32 of 2048 at 4 KiB) and evict each other.
+// Measured on Zen4 (30 or 32 x 784 x N, one unit, hot caches), unpacked
+// against packed by the first tile, same K blocks: N = 128 1.04x, 512
+// 1.01x, 768 1.03x (in K blocks of KC, not kRowsKC: 1.05x, 1.03x). A
+// stand-alone kernel reading B in place ran 0.95x the packing path at
+// N = 1024 and 0.86x at 2048.
+bool ReadBInPlace(int64_t ldb) { return (ldb * static_cast<int64_t>(sizeof(float))) % 4096 != 0; }
+
 }  // namespace
 
 bool SmallMApplies(const PackableA& a) { return a.rows() <= kSmallMRows; }
@@ -99,8 +128,11 @@ void SmallMGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   plan.rows = RowsKernelFor(b.cols);
   plan.a_in_place = FloatRowsInPlace(a);
   if (b.dtype == TF_FLOAT && b.col_stride == 1) plan.b_in_place = &b;
+  plan.b_unpacked = plan.a_in_place != nullptr && plan.b_in_place != nullptr &&
+                    ReadBInPlace(b.row_stride);
   // Equal KC blocks: K = 300 is 2 x 150, not 256 + 44.
-  plan.kc_max = CeilDiv(a.cols(), CeilDiv(a.cols(), kRowsKC));
+  const int64_t kc_limit = plan.b_unpacked ? kKC : kRowsKC;
+  plan.kc_max = CeilDiv(a.cols(), CeilDiv(a.cols(), kc_limit));
   const int64_t panels = CeilDiv(b.cols, plan.packed.nr);
   if (units == nullptr) {
     ComputePanels(a, b, c, ldc, accumulate, plan, 0, panels);

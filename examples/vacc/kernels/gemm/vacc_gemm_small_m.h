@@ -5,8 +5,8 @@
 // about as much as the product, and its pack-then-compute steps leave units
 // waiting at barriers. This path splits the columns across units in a
 // single step: each unit reads A in place (or packs it for itself: it is
-// small), packs each B panel just before using it, and computes its own
-// columns over all of K, with row tiles fitted to M.
+// small), reads each B panel in place or packs it just before using it,
+// and computes its own columns over all of K, with row tiles fitted to M.
 #ifndef VACC_KERNELS_GEMM_VACC_GEMM_SMALL_M_H_
 #define VACC_KERNELS_GEMM_VACC_GEMM_SMALL_M_H_
 
