@@ -299,8 +299,8 @@ bool HalfWidthFor(int64_t n) {
 }  // namespace
 
 MicroKernel MicroKernelFor(int64_t n) { return CurrentMicroKernel(HalfWidthFor(n)); }
-RowsKernel RowsKernelFor(int64_t n, bool fetch_a) {
-  return CurrentRowsKernel(HalfWidthFor(n), fetch_a);
+RowsKernel RowsKernelFor(int64_t n) {
+  return CurrentRowsKernel(HalfWidthFor(n));
 }
 
 }  // namespace gemm

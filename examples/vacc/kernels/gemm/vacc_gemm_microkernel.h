@@ -93,15 +93,14 @@ struct RowsKernel {
 };
 
 // The in-place micro-kernels of the target dispatch selects now (of half
-// the vector width with half_width, as CurrentMicroKernel; with fetch_a,
-// run[] fetches A's rows ahead: vacc_gemm_microkernel_rows.cc).
-RowsKernel CurrentRowsKernel(bool half_width = false, bool fetch_a = false);
+// the vector width with half_width, as CurrentMicroKernel).
+RowsKernel CurrentRowsKernel(bool half_width = false);
 
 // The kernels for a B of n columns: the half-width ones when they cover n
 // (n <= half of the full NR), else the full ones. Every driver picks its
 // kernels (and so its panel width) here, so the choice is made once.
 MicroKernel MicroKernelFor(int64_t n);
-RowsKernel RowsKernelFor(int64_t n, bool fetch_a = false);
+RowsKernel RowsKernelFor(int64_t n);
 
 }  // namespace gemm
 }  // namespace vacc

@@ -89,17 +89,20 @@ struct RowsTile {
   }
 };
 
-// How far ahead along its rows a kernel with kFetchA fetches A: 2 lines.
+// How far ahead along its rows the kernel fetches A: 2 lines.
 constexpr int64_t kFetchAhead = 32;
 
-// kFetchA: fetch each row's line kFetchAhead values ahead every 16 k steps.
-// The narrow-B path asks for it (RowsKernelFor): its A rows come from L2,
-// each read once per panel, a tile's 6 rows as 6 short streams the
-// hardware prefetcher picks up late. Measured on Zen4 (one unit,
-// interleaved, medians of 5-7): the 1x1 Conv2D (A rows of 1 KiB) 1.04x;
-// 64 values ahead 1.01x. Not for the other paths: the 7x7 stem (segments of
-// 21 values) ran 0.97x with it, 32 x 784 x 128 0.99x.
-template <int R, class D, bool kFetchA>
+// Every 16 k steps the kernel fetches each row's line kFetchAhead values
+// ahead, and the next tile's rows (R rows on, lda apart) at this k: a
+// tile's A rows come from L2 or memory as R short streams that the hardware
+// prefetcher picks up late, and without the second fetch each tile starts
+// on rows of which nothing is in cache. Measured on Zen4 (interleaved,
+// medians of 5-7), against the ahead-fetch alone: the 1x1 Conv2D (narrow-B
+// path, rows of 1 KiB) t1 1.04-1.07x, t2 1.02-1.04x; against no fetch at
+// all (the direct convolution had none): the 3x3 Conv2D 1.01-1.02x, the
+// 7x7 stem (segments of 21 values) 1.00-1.02x; the short-A path with a
+// packed B within 1%. (The ahead-fetch alone ran the stem 0.97x.)
+template <int R, class D>
 void RowsKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda, int64_t seg_len,
                    int64_t seg_stride, const float* HWY_RESTRICT b, float* HWY_RESTRICT c,
                    int64_t ldc, int n, bool accumulate) {
@@ -126,9 +129,12 @@ void RowsKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda, int64_t
     int64_t k = 0;
     if (HWY_NATIVE_FMA) {
       for (; k + 2 <= len; k += 2) {
-        if (kFetchA && (k & 15) == 0) {
+        if ((k & 15) == 0) {
           HWY_UNROLL(6)
-          for (int r = 0; r < R; ++r) hwy::Prefetch(rows[r] + k + kFetchAhead);
+          for (int r = 0; r < R; ++r) {
+            hwy::Prefetch(rows[r] + k + kFetchAhead);
+            hwy::Prefetch(rows[r] + R * lda + k);
+          }
         }
         HWY_UNROLL(2)
         for (int u = 0; u < 2; ++u) {
@@ -187,27 +193,22 @@ void RowsBInPlaceKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda,
   tile.Store(d, c, ldc, static_cast<int>(2 * N), accumulate);
 }
 
-template <class D, bool kFetchA, int... R>
+template <class D, int... R>
 RowsKernel MakeRowsKernel(std::integer_sequence<int, R...>) {
   RowsKernel k;
   k.nr = static_cast<int>(2 * hn::Lanes(D()));
-  ((k.run[R] = &RowsKernelF32<R, D, kFetchA>,
+  ((k.run[R] = &RowsKernelF32<R, D>,
     k.run_packing[R] = &RowsBInPlaceKernelF32<R, D, true>,
     k.run_b_in_place[R] = &RowsBInPlaceKernelF32<R, D, false>),
    ...);
   return k;
 }
 
-RowsKernel GetRowsKernel(bool half_width, bool fetch_a) {
+RowsKernel GetRowsKernel(bool half_width) {
   // Tiles of 1 to kMaxRows rows.
   using Rows = std::integer_sequence<int, 1, 2, 3, 4, 5, 6>;
   static_assert(RowsKernel::kMaxRows == 6, "Rows lists every tile height");
-  if (fetch_a) {
-    return half_width ? MakeRowsKernel<HalfTag, true>(Rows())
-                      : MakeRowsKernel<FullTag, true>(Rows());
-  }
-  return half_width ? MakeRowsKernel<HalfTag, false>(Rows())
-                    : MakeRowsKernel<FullTag, false>(Rows());
+  return half_width ? MakeRowsKernel<HalfTag>(Rows()) : MakeRowsKernel<FullTag>(Rows());
 }
 
 }  // namespace HWY_NAMESPACE
@@ -221,8 +222,8 @@ namespace gemm {
 
 HWY_EXPORT(GetRowsKernel);
 
-RowsKernel CurrentRowsKernel(bool half_width, bool fetch_a) {
-  return HWY_DYNAMIC_DISPATCH(GetRowsKernel)(half_width, fetch_a);
+RowsKernel CurrentRowsKernel(bool half_width) {
+  return HWY_DYNAMIC_DISPATCH(GetRowsKernel)(half_width);
 }
 
 }  // namespace gemm

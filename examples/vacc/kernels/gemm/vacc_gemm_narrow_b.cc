@@ -42,7 +42,7 @@ void NarrowBGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, boo
   if (EmptyProduct(a, b, c, ldc, accumulate)) return;
   const int64_t m = a.rows(), k = a.cols(), n = b.cols;
   const MicroKernel packed = MicroKernelFor(n);
-  const RowsKernel direct = RowsKernelFor(n, /*fetch_a=*/true);  // A rows from L2
+  const RowsKernel direct = RowsKernelFor(n);  // A rows in place, from L2
   const int64_t mr = packed.mr, nr = packed.nr;
   const int64_t panels = CeilDiv(n, nr);
   // A's rows stream past the B panel from L2 (as in the short-A path), so
