@@ -5,32 +5,38 @@
 // Zen4 (1 MiB L2, AVX-512: NR = 32, so a KC x NR panel of B is 48 KiB and
 // no longer fits L1): KC of 192, 256 and 512 ran as fast as 384 (1024^3,
 // 2048^3, within 2%), and kRowsKC of 384 or 576 as fast as 256 on the
-// convolutions (within 1%), so the Zen3 values stayed, until KC = 512 for
-// K = 512 (below).
+// convolutions (within 1%), so the Zen3 values stayed, until deeper K
+// blocks (KC below) measured faster.
 //   KC  most depth of a packed block (K is cut into equal blocks of at most
 //       KC). The micro-kernel keeps one KC x NR panel of B in L1 while it
 //       sweeps the A panels: 384 x 16 floats = 24 KiB of the 32 KiB L1,
 //       with the packed A panel streaming past from L2. Deeper blocks mean
 //       fewer passes over C (each reads and writes all of C): measured on
 //       Zen3 against 256, 2-6% faster at 512^3 to 1024^3 and 256 x 1024 x
-//       1024 (OpenBLAS picks 384 for this core too). 512 rather than 384
-//       takes K = 512 in one block (not 2 x 256): on Zen4 (interleaved,
-//       medians of 7) 512^3 t1 1.02x, 1024^3, 2048^3 and 256 x 1024 x 1024
-//       within 1.5% at t1 and t2; with AVX2 on Zen4 (B panels of 32 KiB)
-//       within 1% (Zen3 itself was not measured again).
+//       1024 (OpenBLAS picks 384 for this core too). On Zen4 (1 MiB L2)
+//       deeper still: 512 rather than 384 takes K = 512 in one block (not
+//       2 x 256), 512^3 t1 1.02x; 1024 rather than 512 halves the passes
+//       over C at K = 1024 and 2048 (interleaved, medians of 7): 1024^3 t1
+//       1.01-1.02x, t2 1.02-1.03x, 256 x 1024 x 1024 1.02-1.03x (t1) and
+//       1.05x (t2), 2048^3 1.01-1.02x, the Keras MLP step's GEMMs 1.01x
+//       (t1) and 1.04-1.05x (t2); with AVX2 on Zen4 1.01-1.04x. The B panel
+//       (1024 x 32 floats, 128 KiB) then streams from L2, not L1, and the
+//       packed A block (MC x KC, 576 KiB) takes over half of L2: both
+//       measured faster than the extra passes over C. Zen3 (512 KiB L2)
+//       was not measured again at these depths.
 //   kRowsKC  the depth of the paths that read A in place with the row
 //       kernel and pack B (vacc_gemm_small_m.cc, vacc_gemm_conv_direct.cc):
 //       their A rows stream from wherever A is, so the B panel keeps half
 //       of L1 (256 x 16 floats = 16 KiB); 384 was no faster there. The
 //       short-A path reading B in place takes KC instead (its B panel is in
 //       L2 anyway): 32 x 784 x 128 in blocks of 392 rather than 196 ran
-//       1.01-1.03x on Zen4.
+//       1.01-1.03x on Zen4, in one block of 784 (KC = 1024) 1.01-1.04x more.
 //   MC  rows of a packed A block (a row chunk of the packed driver), which
 //       stays in L2 while every B panel of the NC block passes: 144 x 384
 //       floats = 216 KiB, under half of Zen3's L2, so B panels and C lines
-//       do not evict it (144 x 512 floats = 288 KiB since KC = 512: over
-//       half of Zen3's L2, a quarter of Zen4's; 288 rows on Zen4 measured
-//       the same as 144).
+//       do not evict it (144 x 1024 floats = 576 KiB since KC = 1024:
+//       more than Zen3's L2 holds beside B, over half of Zen4's; 288 rows
+//       measured the same as 144 on Zen4 at KC = 512).
 //   NC  columns of a B block: at most 4080, and fewer when K is long, as
 //       the block is kept packed for all of K (a copy per unit, or one
 //       shared: vacc_gemm.cc): kUnitPackedBFloats, 1 Mi floats = 4 MiB, in L3
@@ -72,7 +78,7 @@
 namespace vacc {
 namespace gemm {
 
-constexpr int64_t kKC = 512;
+constexpr int64_t kKC = 1024;
 constexpr int64_t kRowsKC = 256;
 constexpr int64_t kMC = 144;
 constexpr int64_t kNC = 4080;
