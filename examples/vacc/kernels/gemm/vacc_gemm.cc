@@ -35,6 +35,7 @@
 #include "kernels/gemm/vacc_gemm.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -223,7 +224,10 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
           for (int64_t p = 0; any_skipped && p < panels; ++p) {
             if (!skipped[static_cast<size_t>(p)]) continue;
             skipped[static_cast<size_t>(p)] = 0;
-            claims.Wait(claim0 + p, units->spin());  // only shared claims wait
+            // Only shared claims wait (a unit packs its own before it looks
+            // again), and those have units; no spin budget without them.
+            claims.Wait(claim0 + p,
+                        units != nullptr ? units->spin() : std::chrono::nanoseconds(0));
             run_panel(p, false);
           }
         }
