@@ -172,13 +172,14 @@ class GemmTest : public ::testing::Test {
 // 1..6; 7, 8 and 9 left over become 4+3, 4+4 and 5+4): one below, at and
 // above each, plus empty and degenerate shapes. The short-A path reads a
 // float32 B in place unless its rows are a multiple of 4 KiB apart (N =
-// 1024), when the first row tile packs each panel: both appear.
+// 1024), when the first row tile packs each panel in K blocks of kRowsKC:
+// both appear, the packing one also over two K blocks (K = 300).
 const Shape3 kEdgeShapes[] = {
     {0, 0, 0},     {0, 5, 7},     {5, 0, 7},      {5, 7, 0},      {1, 1, 1},    {1, 37, 1},
     {6, 8, 16},    {5, 9, 15},    {7, 17, 17},    {8, 40, 20},    {9, 30, 8},   {13, 3, 33},
     {12, 255, 32}, {6, 256, 16},  {11, 257, 31},  {32, 300, 130}, {128, 9, 17}, {129, 9, 17},
     {143, 40, 9},  {145, 300, 47}, {150, 513, 65}, {13, 1023, 33}, {14, 1024, 17},
-    {7, 1025, 40},  {7, 70, 1024}, {20, 2050, 40},
+    {7, 1025, 40},  {7, 70, 1024}, {7, 300, 1024}, {20, 2050, 40},
 };
 
 TEST_F(GemmTest, EdgeShapesEveryTransposeEveryTargetEveryDriver) {

@@ -67,28 +67,24 @@ void ComputePanels(const PackableA& a, const Matrix& b, float* c, int64_t ldc, b
       const int64_t col = p * nr;
       const int n_eff = static_cast<int>(std::min(nr, n - col));
       int64_t i = 0;  // rows of C done
-      if (plan.b_unpacked && n_eff == nr) {
-        // Every row tile reads the panel in place: no packing.
+      if (plan.b_in_place != nullptr && plan.a_in_place != nullptr && n_eff == nr) {
         const Matrix& am = *plan.a_in_place;
         const Matrix& bm = *plan.b_in_place;
+        const float* a_at = static_cast<const float*>(am.data) + pc;
         const float* b_at = static_cast<const float*>(bm.data) + pc * bm.row_stride + col;
-        for (; i < m;) {
-          const int rows = RowsKernel::TileRows(m - i);
-          plan.rows.run_b_in_place[rows](
-              kc, static_cast<const float*>(am.data) + i * am.row_stride + pc, am.row_stride,
-              b_at, bm.row_stride, nullptr, c + i * ldc + col, ldc, add);
-          i += rows;
+        if (plan.b_unpacked) {
+          // Every row tile reads the panel in place: nothing is packed.
+          ForEachRowTile(0, m, [&](int64_t row, int tile_rows) {
+            plan.rows.run_b_in_place[tile_rows](kc, a_at + row * am.row_stride, am.row_stride,
+                                                b_at, bm.row_stride, nullptr,
+                                                c + row * ldc + col, ldc, add);
+          });
+          continue;
         }
-        continue;
-      }
-      if (plan.b_in_place != nullptr && plan.a_in_place != nullptr && n_eff == nr) {
         // The first row tile packs the panel as it reads it.
-        const Matrix& am = *plan.a_in_place;
         const int rows = RowsKernel::TileRows(m);
-        plan.rows.run_packing[rows](
-            kc, static_cast<const float*>(am.data) + pc, am.row_stride,
-            static_cast<const float*>(plan.b_in_place->data) + pc * plan.b_in_place->row_stride + col,
-            plan.b_in_place->row_stride, packed_b, c + col, ldc, add);
+        plan.rows.run_packing[rows](kc, a_at, am.row_stride, b_at, bm.row_stride, packed_b,
+                                    c + col, ldc, add);
         i = rows;
       } else {
         PackB(b, pc, kc, col, n_eff, plan.packed.nr, packed_b);

@@ -48,6 +48,18 @@ inline const Matrix* FloatRowsInPlace(const PackableA& a) {
   return m != nullptr && m->dtype == TF_FLOAT && m->col_stride == 1 ? m : nullptr;
 }
 
+// body(row, tile_rows) for the row tiles of rows [first, rows): tiles of
+// RowsKernel::TileRows, fitted to the rows left, as every in-place row
+// kernel takes them.
+template <class Body>
+inline void ForEachRowTile(int64_t first, int64_t rows, Body&& body) {
+  for (int64_t i = first; i < rows;) {
+    const int r = RowsKernel::TileRows(rows - i);
+    body(i, r);
+    i += r;
+  }
+}
+
 // Rows [first, rows) of a block of C against one packed B panel, A's rows
 // read in place (lda apart, from the block's first row): tiles fitted to
 // the rows left (RowsKernel::TileRows). A row of A is one run of kc values,
@@ -57,12 +69,10 @@ inline void RowTilesInPlace(const RowsKernel& kernel, int64_t kc, const float* a
                             int64_t rows, int n, bool accumulate, int64_t seg_len = 0,
                             int64_t seg_stride = 0) {
   if (seg_len == 0) seg_len = kc;
-  for (int64_t i = first; i < rows;) {
-    const int r = RowsKernel::TileRows(rows - i);
+  ForEachRowTile(first, rows, [&](int64_t i, int r) {
     kernel.run[r](kc, a + i * lda, lda, seg_len, seg_stride, b_panel, c + i * ldc, ldc, n,
                   accumulate);
-    i += r;
-  }
+  });
 }
 
 // The same with A packed as MR-row panels (PackableA::Pack of the block).
