@@ -200,6 +200,29 @@ TEST_F(GemmTest, EdgeShapesEveryTransposeEveryTargetEveryDriver) {
   }
 }
 
+// Gemm reads a float32 A of up to 768 rows and 1 MiB in place, as the
+// short-A path does, with a float32 B whose rows are not a multiple of 4
+// KiB apart (InPlaceApplies); on AVX-512 two full B panels run as one tile
+// (run_b_in_place_pair). Shapes: pairs then a single full panel, then a
+// partial one (N = 100, 160), a pair over two K blocks (K = 1100, which
+// adds the second block), the row limit and one past it (767, 769 rows),
+// and 3 panels on 2 units, where the split would idle a unit (packed).
+TEST_F(GemmTest, InPlacePathPanelPairsAndKBlocks) {
+  ComputeUnits two(2, std::chrono::microseconds(50));
+  for (const std::string& target : AvailableSimdTargets()) {
+    Select(target);
+    for (const Shape3& s : {Shape3{130, 1100, 64}, Shape3{300, 77, 160}, Shape3{200, 50, 100},
+                            Shape3{767, 40, 96}, Shape3{769, 40, 96}, Shape3{512, 512, 128}}) {
+      CheckGemm(s, false, false, TF_FLOAT, nullptr, false,
+                Describe(s, false, false, TF_FLOAT, 0, target));
+      CheckGemm(s, false, false, TF_FLOAT, &two, false,
+                Describe(s, false, false, TF_FLOAT, 2, target));
+      CheckGemm(s, false, false, TF_FLOAT, &two, true,
+                Describe(s, false, false, TF_FLOAT, 2, target) + " accumulate");
+    }
+  }
+}
+
 TEST_F(GemmTest, AccumulateAddsToC) {
   ComputeUnits one(1, std::chrono::microseconds(50));
   for (const std::string& target : AvailableSimdTargets()) {

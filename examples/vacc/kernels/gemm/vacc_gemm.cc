@@ -30,8 +30,10 @@
 // lines cross between cores, and the packing it saves is small).
 //
 // Gemm picks the driver by shape: a very short A (a small batch, e.g.
-// 32 x 784 x 128) takes vacc_gemm_small_m.cc, a narrow B (e.g. a 1x1 Conv2D
-// to 128 channels) vacc_gemm_narrow_b.cc, anything else PackedGemm here.
+// 32 x 784 x 128), or one that fits a unit's L2 with a B that can be read
+// in place (256^3, 512^3), takes vacc_gemm_small_m.cc, a narrow B (e.g. a
+// 1x1 Conv2D to 128 channels) vacc_gemm_narrow_b.cc, anything else
+// PackedGemm here.
 #include "kernels/gemm/vacc_gemm.h"
 
 #include <algorithm>
@@ -105,7 +107,7 @@ bool TransposedNarrowGemm(const PackableA& a, const Matrix& b, float* c, int64_t
 void Gemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool accumulate,
           ComputeUnits* units) {
   if (TransposedNarrowGemm(a, b, c, ldc, accumulate, units)) return;
-  if (SmallMApplies(a)) {
+  if (SmallMApplies(a) || InPlaceApplies(a, b, units)) {
     SmallMGemm(a, b, c, ldc, accumulate, units);
   } else if (NarrowBApplies(a, b)) {
     NarrowBGemm(a, b, c, ldc, accumulate, units);

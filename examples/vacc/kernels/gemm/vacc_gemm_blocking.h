@@ -69,6 +69,17 @@
 //   kSmallMRows  the most rows of A the short-A path takes
 //       (vacc_gemm_small_m.h). Measured on Zen3: it is faster up to 128 rows
 //       (1.3x at 32 x 784 x 128, 1.7x at 200 x 300 x 10) and even at 256.
+//   kInPlaceMaxRows, kInPlaceAFloats  the longest A (rows, and values)
+//       the short-A path also takes when it can read both operands in
+//       place (InPlaceApplies, vacc_gemm_small_m.h): A then stays in a
+//       unit's L2 (Zen4: 1 MiB) while each B panel passes. Measured on Zen4
+//       against the packed driver (interleaved in one process, medians of
+//       5): 256^3 1.04x (t1) / 1.05-1.07x (t2), 512^3 1.00-1.02x / 1.02x,
+//       256 x 784 x 512 1.03-1.04x / 1.07x, 640 x 400 x 512 1.02x / 1.04x,
+//       768 x 300 x 512 1.01x / 1.02x; past the limits 1024 x 200 x 512
+//       1.00x / 0.99x, 1024 x 256 x 512 1.00x / 0.92x, 640^3 (1.6 MiB)
+//       1.01x / 1.02x, 768^3 (2.25 MiB) 0.98x / 1.01x, 1000^3 0.99x / 1.00x,
+//       4096 x 256 x 256 0.91x / 0.96x.
 // TODO(vendor): a device sizes these for its own memories (scratchpad, SRAM).
 #ifndef VACC_KERNELS_GEMM_VACC_GEMM_BLOCKING_H_
 #define VACC_KERNELS_GEMM_VACC_GEMM_BLOCKING_H_
@@ -86,6 +97,8 @@ constexpr int64_t kUnitPackedBFloats = int64_t{1} << 20;
 constexpr int64_t kChunksPerParticipant = 8;
 constexpr int64_t kSharedPackedBFloats = int64_t{1} << 19;
 constexpr int64_t kSmallMRows = 128;
+constexpr int64_t kInPlaceMaxRows = 768;
+constexpr int64_t kInPlaceAFloats = int64_t{1} << 18;
 constexpr int64_t kNarrowBCols = 128;
 // Row chunks per participating unit in the narrow-B path: enough that the
 // last one taken is short.

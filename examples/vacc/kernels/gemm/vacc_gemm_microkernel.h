@@ -90,6 +90,13 @@ struct RowsKernel {
   void (*run_b_in_place[kMaxRows + 1])(int64_t kc, const float* a, int64_t lda, const float* b,
                                        int64_t ldb, float* b_packed, float* c, int64_t ldc,
                                        bool accumulate) = {};
+  // The same for two full panels side by side, one 2*NR-wide tile: A's
+  // values are loaded and broadcast once for both, and A is read half as
+  // often. NULL where the target lacks the registers (4R accumulators + 4
+  // B vectors: AVX-512 has them, AVX2 does not).
+  void (*run_b_in_place_pair[kMaxRows + 1])(int64_t kc, const float* a, int64_t lda,
+                                            const float* b, int64_t ldb, float* b_packed,
+                                            float* c, int64_t ldc, bool accumulate) = {};
 };
 
 // The in-place micro-kernels of the target dispatch selects now (of half

@@ -7,7 +7,8 @@
 // receptive field is KH runs of KW*Cin contiguous values: the segments).
 // With R fitted to the tile no FMA is spent on padding rows (M = 32 is
 // 6+6+6+6+4+4 rows, not 6 x 6 with 4 rows of zeros). Same register budget as the packed kernel: 2R
-// accumulators + 2 B vectors + 1 broadcast value <= 15.
+// accumulators + 2 B vectors + 1 broadcast value <= 15; on AVX-512 (32
+// registers) the kernel reading B in place also takes two panels at once.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/gemm/vacc_gemm_microkernel_rows.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -26,14 +27,15 @@ namespace gemm {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// R rows x 2 vectors of C in registers: what both kernels below share.
-// Every loop over r is fully unrolled (R is a compile-time count), so the
-// arrays live in registers. D is the full vector (FullTag) or half of it
-// (HalfTag, for a narrow B: vacc_gemm_microkernel.h).
-template <int R, class D>
+// R rows x kVecs vectors of C in registers (2: one B panel; 4: two panels
+// side by side): what the kernels below share. Every loop over r and v is
+// fully unrolled (compile-time counts), so the arrays live in registers. D
+// is the full vector (FullTag) or half of it (HalfTag, for a narrow B:
+// vacc_gemm_microkernel.h).
+template <int R, class D, int kVecs = 2>
 struct RowsTile {
   using V = hn::Vec<D>;
-  V acc0[R], acc1[R];
+  V acc[kVecs][R];
 
   // Fetches the tile's lines of C now, so the store after the k loop does
   // not wait for them (as KernelF32 does; C is usually out of cache).
@@ -41,49 +43,63 @@ struct RowsTile {
     HWY_UNROLL(6)
     for (int r = 0; r < R; ++r) {
       hwy::Prefetch(c + r * ldc);
+      if (kVecs == 4) hwy::Prefetch(c + r * ldc + n / 2);
       hwy::Prefetch(c + r * ldc + n - 1);
     }
   }
   explicit RowsTile(D d) {
-    HWY_UNROLL(6)
-    for (int r = 0; r < R; ++r) {
-      acc0[r] = hn::Zero(d);
-      acc1[r] = hn::Zero(d);
+    HWY_UNROLL(4)
+    for (int v = 0; v < kVecs; ++v) {
+      HWY_UNROLL(6)
+      for (int r = 0; r < R; ++r) acc[v][r] = hn::Zero(d);
     }
   }
-  // Row r += a_value(r) * (b0, b1): one k step.
+  // Row r += a_value(r) * b[0..kVecs): one k step.
   template <class AValue>
-  HWY_INLINE void Step(D d, V b0, V b1, const AValue& a_value) {
+  HWY_INLINE void Step(D d, const V* b, const AValue& a_value) {
     HWY_UNROLL(6)
     for (int r = 0; r < R; ++r) {
       const V av = hn::Set(d, a_value(r));
-      acc0[r] = hn::MulAdd(av, b0, acc0[r]);
-      acc1[r] = hn::MulAdd(av, b1, acc1[r]);
+      HWY_UNROLL(4)
+      for (int v = 0; v < kVecs; ++v) acc[v][r] = hn::MulAdd(av, b[v], acc[v][r]);
     }
   }
-  // C[0..R) x [0..n) (+)= the tile, n <= 2 vectors. One plain loop per case,
-  // no per-store select: with selects GCC 12 spilled accumulators in the
-  // callers' unrolled k loops.
+  // The same for one panel (kVecs = 2), B's row as two vectors.
+  template <class AValue>
+  HWY_INLINE void Step(D d, V b0, V b1, const AValue& a_value) {
+    static_assert(kVecs == 2, "one panel");
+    HWY_UNROLL(6)
+    for (int r = 0; r < R; ++r) {
+      const V av = hn::Set(d, a_value(r));
+      acc[0][r] = hn::MulAdd(av, b0, acc[0][r]);
+      acc[1][r] = hn::MulAdd(av, b1, acc[1][r]);
+    }
+  }
+  // C[0..R) x [0..n) (+)= the tile, n <= kVecs vectors. One plain loop per
+  // case, no per-store select: with selects GCC 12 spilled accumulators in
+  // the callers' unrolled k loops.
   HWY_INLINE void Store(D d, float* HWY_RESTRICT c, int64_t ldc, int n, bool accumulate) const {
     const size_t N = hn::Lanes(d);
-    if (static_cast<size_t>(n) == 2 * N && accumulate) {
+    const bool full = static_cast<size_t>(n) == kVecs * N;
+    if (full && accumulate) {
       HWY_UNROLL(6)
       for (int r = 0; r < R; ++r) {
         float* row = c + r * ldc;
-        hn::StoreU(hn::Add(hn::LoadU(d, row), acc0[r]), d, row);
-        hn::StoreU(hn::Add(hn::LoadU(d, row + N), acc1[r]), d, row + N);
+        HWY_UNROLL(4)
+        for (int v = 0; v < kVecs; ++v) {
+          hn::StoreU(hn::Add(hn::LoadU(d, row + v * N), acc[v][r]), d, row + v * N);
+        }
       }
       return;
     }
-    const bool full = static_cast<size_t>(n) == 2 * N;
     // A partial panel: through a buffer, then the n columns that exist.
-    HWY_ALIGN float tile[R * 2 * HWY_LANES(float)];  // room for the full width
+    HWY_ALIGN float tile[R * kVecs * HWY_LANES(float)];  // room for the full width
     float* out = full ? c : tile;
-    const int64_t ld = full ? ldc : static_cast<int64_t>(2 * N);
+    const int64_t ld = full ? ldc : static_cast<int64_t>(kVecs * N);
     HWY_UNROLL(6)
     for (int r = 0; r < R; ++r) {
-      hn::StoreU(acc0[r], d, out + r * ld);
-      hn::StoreU(acc1[r], d, out + r * ld + N);
+      HWY_UNROLL(4)
+      for (int v = 0; v < kVecs; ++v) hn::StoreU(acc[v][r], d, out + r * ld + v * N);
     }
     if (!full) StoreTileCorner(tile, ld, c, ldc, R, n, accumulate);
   }
@@ -161,25 +177,38 @@ void RowsKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda, int64_t
 // (which was a fifth of 32 x 784 x 128 on Zen3). Without kPackB every tile
 // reads B in place (b_packed unused): when B's rows are not a multiple of
 // 4 KiB apart the panel stays in L2 between the tiles, and no tile pays
-// for packing (vacc_gemm_small_m.cc).
-template <int R, class D, bool kPackB>
+// for packing (vacc_gemm_small_m.cc). kPanels = 2 (not packing) reads two
+// adjacent panels, 4 vectors of each B row: A's values are loaded and
+// broadcast once per 64 columns on AVX-512 (256 x 784 x 512 on Zen4:
+// 1.02-1.03x at t1 and t2 against single panels). Fetching A's rows ahead
+// as RowsKernelF32 does measured 0.99-1.01x here (A is in L2): left out.
+template <int R, class D, bool kPackB, int kPanels = 1>
 void RowsBInPlaceKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda,
                            const float* HWY_RESTRICT b, int64_t ldb,
                            float* HWY_RESTRICT b_packed, float* HWY_RESTRICT c, int64_t ldc,
                            bool accumulate) {
+  static_assert(!kPackB || kPanels == 1, "packs one panel");
+  constexpr int kVecs = 2 * kPanels;
   const D d;
   const size_t N = hn::Lanes(d);
-  RowsTile<R, D>::PrefetchC(c, ldc, static_cast<int>(2 * N));
-  RowsTile<R, D> tile(d);
+  using Tile = RowsTile<R, D, kVecs>;
+  Tile::PrefetchC(c, ldc, static_cast<int>(kVecs * N));
+  Tile tile(d);
   // One k step: B's row k, stored to the packed panel if kPackB.
   const auto step = [&](int64_t k) HWY_ATTR {
-    const auto b0 = hn::LoadU(d, b + k * ldb);
-    const auto b1 = hn::LoadU(d, b + k * ldb + N);
+    hn::Vec<D> bv[kVecs];
+    HWY_UNROLL(4)
+    for (int v = 0; v < kVecs; ++v) bv[v] = hn::LoadU(d, b + k * ldb + v * N);
     if (kPackB) {
-      hn::Store(b0, d, b_packed + k * 2 * N);
-      hn::Store(b1, d, b_packed + k * 2 * N + N);
+      hn::Store(bv[0], d, b_packed + k * 2 * N);
+      hn::Store(bv[1], d, b_packed + k * 2 * N + N);
     }
-    tile.Step(d, b0, b1, [&](int r) { return a[r * lda + k]; });
+    const auto a_value = [&](int r) { return a[r * lda + k]; };
+    if constexpr (kVecs == 2) {
+      tile.Step(d, bv[0], bv[1], a_value);  // scheduled as before pairs existed
+    } else {
+      tile.Step(d, bv, a_value);
+    }
   };
   // Unrolled x2 with native FMA, as RowsKernelF32.
   int64_t k = 0;
@@ -190,13 +219,19 @@ void RowsBInPlaceKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda,
     }
   }
   for (; k < kc; ++k) step(k);
-  tile.Store(d, c, ldc, static_cast<int>(2 * N), accumulate);
+  tile.Store(d, c, ldc, static_cast<int>(kVecs * N), accumulate);
 }
+
+// Two panels at once take 4R accumulators + 4 B vectors + 1 broadcast: 29
+// registers at 6 rows, which needs a target with 32 (AVX-512; Highway
+// numbers better x86 targets lower).
+constexpr bool kHasPanelPairs = HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3;
 
 template <class D, int... R>
 RowsKernel MakeRowsKernel(std::integer_sequence<int, R...>) {
   RowsKernel k;
   k.nr = static_cast<int>(2 * hn::Lanes(D()));
+  if (kHasPanelPairs) ((k.run_b_in_place_pair[R] = &RowsBInPlaceKernelF32<R, D, false, 2>), ...);
   ((k.run[R] = &RowsKernelF32<R, D>,
     k.run_packing[R] = &RowsBInPlaceKernelF32<R, D, true>,
     k.run_b_in_place[R] = &RowsBInPlaceKernelF32<R, D, false>),

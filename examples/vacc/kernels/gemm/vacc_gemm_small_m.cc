@@ -15,7 +15,9 @@
 //                            as it computes (float32 B, A in place), else
 //                            beforehand
 //         for each row tile of M                6 rows, the last two fitted
-//           micro-kernel: tile of C over KC
+//           micro-kernel: tile of C over KC    two panels at once (6 x 64)
+//                                              on AVX-512 when both are
+//                                              read in place
 //
 // B read in place stays in L2 between the row tiles, and the B-panel loads
 // keep pace with the FMAs from there. Rows a multiple of 4 KiB apart (N =
@@ -74,11 +76,16 @@ void ComputePanels(const PackableA& a, const Matrix& b, float* c, int64_t ldc, b
         const float* b_at = static_cast<const float*>(bm.data) + pc * bm.row_stride + col;
         if (plan.b_unpacked) {
           // Every row tile reads the panel in place: nothing is packed.
+          // Two full panels at once where the target has the registers.
+          const bool pair = plan.rows.run_b_in_place_pair[1] != nullptr && p + 1 < p_end &&
+                            col + 2 * nr <= n;
           ForEachRowTile(0, m, [&](int64_t row, int tile_rows) {
-            plan.rows.run_b_in_place[tile_rows](kc, a_at + row * am.row_stride, am.row_stride,
-                                                b_at, bm.row_stride, nullptr,
-                                                c + row * ldc + col, ldc, add);
+            (pair ? plan.rows.run_b_in_place_pair
+                  : plan.rows.run_b_in_place)[tile_rows](kc, a_at + row * am.row_stride,
+                                                         am.row_stride, b_at, bm.row_stride,
+                                                         nullptr, c + row * ldc + col, ldc, add);
           });
+          if (pair) ++p;
           continue;
         }
         // The first row tile packs the panel as it reads it.
@@ -115,6 +122,21 @@ bool ReadBInPlace(int64_t ldb) { return (ldb * static_cast<int64_t>(sizeof(float
 }  // namespace
 
 bool SmallMApplies(const PackableA& a) { return a.rows() <= kSmallMRows; }
+
+bool InPlaceApplies(const PackableA& a, const Matrix& b, ComputeUnits* units) {
+  const int64_t m = a.rows(), k = a.cols();
+  if (FloatRowsInPlace(a) == nullptr || m > kInPlaceMaxRows || m * k > kInPlaceAFloats ||
+      b.dtype != TF_FLOAT || b.col_stride != 1 || !ReadBInPlace(b.row_stride)) {
+    return false;
+  }
+  // The units split the panels (contiguous runs of ceil(panels / parts)):
+  // at most an eighth of the unit-panels idle. 3 panels on 2 units (2 + 1)
+  // would leave one unit idle a third of the time.
+  const int64_t panels = CeilDiv(b.cols, RowsKernelFor(b.cols).nr);
+  const int64_t parts = Participants(units);
+  const int64_t idle = CeilDiv(panels, parts) * parts - panels;
+  return panels >= parts && 8 * idle <= panels;
+}
 
 void SmallMGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool accumulate,
                 ComputeUnits* units) {

@@ -7,6 +7,8 @@
 // single step: each unit reads A in place (or packs it for itself: it is
 // small), reads each B panel in place or packs it just before using it,
 // and computes its own columns over all of K, with row tiles fitted to M.
+// It also takes a longer A that stays in a unit's L2, when both operands
+// can be read in place (InPlaceApplies): then nothing is packed.
 #ifndef VACC_KERNELS_GEMM_VACC_GEMM_SMALL_M_H_
 #define VACC_KERNELS_GEMM_VACC_GEMM_SMALL_M_H_
 
@@ -20,7 +22,15 @@ namespace gemm {
 // True when SmallMGemm handles this product: A has at most kSmallMRows rows.
 bool SmallMApplies(const PackableA& a);
 
-// Gemm's contract, for products SmallMApplies to.
+// True when SmallMGemm also takes a longer A, because every row tile can
+// read both operands in place: a float32 A with contiguous rows that a
+// unit's L2 holds (at most kInPlaceMaxRows rows and kInPlaceAFloats
+// values), a float32 B with contiguous rows not a multiple of 4 KiB apart,
+// and at least two B panels per participating unit (the work is split by
+// panels). Nothing is packed then.
+bool InPlaceApplies(const PackableA& a, const Matrix& b, ComputeUnits* units);
+
+// Gemm's contract, for products SmallMApplies or InPlaceApplies to.
 void SmallMGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool accumulate,
                 ComputeUnits* units);
 
