@@ -223,6 +223,30 @@ TEST_F(GemmTest, InPlacePathPanelPairsAndKBlocks) {
   }
 }
 
+// Which products Gemm routes to the in-place path (InPlaceApplies): every
+// driver gives the same C, so only this shows the rule itself. Shapes
+// chosen so that the answer does not depend on the target's panel width.
+TEST_F(GemmTest, InPlaceAppliesOnlyWhereBothOperandsStayInPlace) {
+  ComputeUnits two(2, std::chrono::microseconds(50));
+  std::vector<float> a(1 << 20), b(1 << 20);
+  auto applies = [&](int64_t m, int64_t k, int64_t n, bool ta, bool tb, ComputeUnits* units) {
+    const Matrix ma = ta ? gemm::RowMajor(a.data(), TF_FLOAT, k, m, true)
+                         : gemm::RowMajor(a.data(), TF_FLOAT, m, k, false);
+    const Matrix mb = tb ? gemm::RowMajor(b.data(), TF_FLOAT, n, k, true)
+                         : gemm::RowMajor(b.data(), TF_FLOAT, k, n, false);
+    return gemm::InPlaceApplies(gemm::MatrixA(ma), mb, units);
+  };
+  for (ComputeUnits* units : {static_cast<ComputeUnits*>(nullptr), &two}) {
+    EXPECT_TRUE(applies(512, 512, 512, false, false, units));  // A exactly 1 MiB
+    EXPECT_TRUE(applies(768, 300, 512, false, false, units));  // the row limit
+    EXPECT_FALSE(applies(769, 300, 512, false, false, units));  // one row more
+    EXPECT_FALSE(applies(512, 513, 512, false, false, units));  // A over 1 MiB
+    EXPECT_FALSE(applies(256, 256, 1024, false, false, units));  // B rows 4 KiB apart
+    EXPECT_FALSE(applies(256, 256, 512, true, false, units));    // A transposed
+    EXPECT_FALSE(applies(256, 256, 512, false, true, units));    // B transposed
+  }
+}
+
 TEST_F(GemmTest, AccumulateAddsToC) {
   ComputeUnits one(1, std::chrono::microseconds(50));
   for (const std::string& target : AvailableSimdTargets()) {

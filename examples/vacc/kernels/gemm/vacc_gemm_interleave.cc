@@ -16,10 +16,6 @@
 
 #include "kernels/gemm/vacc_gemm_interleave.h"
 
-
-
-
-
 HWY_BEFORE_NAMESPACE();
 namespace vacc {
 namespace gemm {
@@ -53,16 +49,20 @@ HWY_INLINE void TransposeBlock(const float* const* rows, int r, int64_t k, int w
   hn::StoreU(hn::ConcatUpperUpper(d, hi23, hi01), d, out + 3 * width + r);  // a3 ...
 }
 
-// Values [k0, k1) of every row (k1 - k0 a multiple of 4): four rows (or
-// the last pair) at a time, each over the whole range before the next.
-HWY_INLINE void TransposeRange(const float* const* rows, int width, int64_t k0, int64_t k1,
-                               float* HWY_RESTRICT dst) {
+// Values [k0, k0 + 16) of every row, a cache line each: four rows (or the
+// last pair) at a time, each over the whole line before the next.
+HWY_INLINE void TransposeLine(const float* const* rows, int width, int64_t k0,
+                              float* HWY_RESTRICT dst) {
   int r = 0;
   for (; r + 4 <= width; r += 4) {
-    for (int64_t k = k0; k < k1; k += 4) TransposeBlock<false>(rows, r, k, width, dst + k * width);
+    for (int64_t k = k0; k < k0 + 16; k += 4) {
+      TransposeBlock<false>(rows, r, k, width, dst + k * width);
+    }
   }
   if (r < width) {  // the last two rows
-    for (int64_t k = k0; k < k1; k += 4) TransposeBlock<true>(rows, r, k, width, dst + k * width);
+    for (int64_t k = k0; k < k0 + 16; k += 4) {
+      TransposeBlock<true>(rows, r, k, width, dst + k * width);
+    }
   }
 }
 
@@ -87,11 +87,9 @@ void InterleaveRowsF32(const float* const* rows, int width, int64_t depth,
     const bool aliasing = row_bytes != 0 && row_bytes % 1024 == 0;
     const int64_t k4 = depth / 4 * 4;
     if (aliasing) {
-      for (; k + 16 <= k4; k += 16) TransposeRange(rows, width, k, k + 16, dst);
-      TransposeRange(rows, width, k, k4, dst);
-      k = k4;
+      for (; k + 16 <= k4; k += 16) TransposeLine(rows, width, k, dst);
     }
-    for (; k < k4; k += 4) {
+    for (; k < k4; k += 4) {  // all of k, or what is left of the lines
       float* out = dst + k * width;
       int r = 0;
       for (; r + 4 <= width; r += 4) TransposeBlock<false>(rows, r, k, width, out);

@@ -43,7 +43,10 @@ struct RowsTile {
     HWY_UNROLL(6)
     for (int r = 0; r < R; ++r) {
       hwy::Prefetch(c + r * ldc);
-      if (kVecs == 4) hwy::Prefetch(c + r * ldc + n / 2);
+      if (kVecs == 4) {  // the two lines between (one vector each on AVX-512)
+        hwy::Prefetch(c + r * ldc + n / 4);
+        hwy::Prefetch(c + r * ldc + n / 2);
+      }
       hwy::Prefetch(c + r * ldc + n - 1);
     }
   }
