@@ -206,7 +206,9 @@ TEST_F(GemmTest, EdgeShapesEveryTransposeEveryTargetEveryDriver) {
 // (run_b_in_place_pair). Shapes: pairs then a single full panel, then a
 // partial one (N = 100, 160), a pair over two K blocks (K = 1100, which
 // adds the second block), the row limit and one past it (767, 769 rows),
-// and 3 panels on 2 units, where the split would idle a unit (packed).
+// and A of exactly 1 MiB (512 x 512 x 128). N = 160 is 5 panels on
+// AVX-512, which the units cannot split evenly enough (packed there).
+// (`two` has two workers besides the calling thread: three participants.)
 TEST_F(GemmTest, InPlacePathPanelPairsAndKBlocks) {
   ComputeUnits two(2, std::chrono::microseconds(50));
   for (const std::string& target : AvailableSimdTargets()) {
@@ -245,6 +247,14 @@ TEST_F(GemmTest, InPlaceAppliesOnlyWhereBothOperandsStayInPlace) {
     EXPECT_FALSE(applies(256, 256, 512, true, false, units));    // A transposed
     EXPECT_FALSE(applies(256, 256, 512, false, true, units));    // B transposed
   }
+  // The split by panels: 3 full panels (of the target's width) run on one
+  // unit, but on two (the calling thread and one worker, as a device of
+  // VACC_THREADS=2 runs them) one unit would idle a third of the time.
+  ComputeUnits one_worker(1, std::chrono::microseconds(50));
+  const int64_t nr = gemm::RowsKernelFor(1024).nr;
+  EXPECT_TRUE(applies(256, 256, 3 * nr, false, false, nullptr));
+  EXPECT_FALSE(applies(256, 256, 3 * nr, false, false, &one_worker));
+  EXPECT_TRUE(applies(256, 256, 4 * nr, false, false, &one_worker));
 }
 
 TEST_F(GemmTest, AccumulateAddsToC) {

@@ -119,16 +119,25 @@ void ComputePanels(const PackableA& a, const Matrix& b, float* c, int64_t ldc, b
 // N = 1024 and 0.86x at 2048.
 bool ReadBInPlace(int64_t ldb) { return (ldb * static_cast<int64_t>(sizeof(float))) % 4096 != 0; }
 
+// A float32 B with contiguous rows: the row kernels can read (or pack) its
+// panels straight from memory.
+const Matrix* FloatBRowsInPlace(const Matrix& b) {
+  return b.dtype == TF_FLOAT && b.col_stride == 1 ? &b : nullptr;
+}
+
+// Whether every row tile reads both operands in place, nothing packed.
+bool BothInPlace(const PackableA& a, const Matrix& b) {
+  return FloatRowsInPlace(a) != nullptr && FloatBRowsInPlace(b) != nullptr &&
+         ReadBInPlace(b.row_stride);
+}
+
 }  // namespace
 
 bool SmallMApplies(const PackableA& a) { return a.rows() <= kSmallMRows; }
 
 bool InPlaceApplies(const PackableA& a, const Matrix& b, ComputeUnits* units) {
   const int64_t m = a.rows(), k = a.cols();
-  if (FloatRowsInPlace(a) == nullptr || m > kInPlaceMaxRows || m * k > kInPlaceAFloats ||
-      b.dtype != TF_FLOAT || b.col_stride != 1 || !ReadBInPlace(b.row_stride)) {
-    return false;
-  }
+  if (m > kInPlaceMaxRows || m * k > kInPlaceAFloats || !BothInPlace(a, b)) return false;
   // The units split the panels (contiguous runs of ceil(panels / parts)):
   // at most an eighth of the unit-panels idle. 3 panels on 2 units (2 + 1)
   // would leave one unit idle a third of the time.
@@ -145,9 +154,8 @@ void SmallMGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   plan.packed = MicroKernelFor(b.cols);
   plan.rows = RowsKernelFor(b.cols);
   plan.a_in_place = FloatRowsInPlace(a);
-  if (b.dtype == TF_FLOAT && b.col_stride == 1) plan.b_in_place = &b;
-  plan.b_unpacked = plan.a_in_place != nullptr && plan.b_in_place != nullptr &&
-                    ReadBInPlace(b.row_stride);
+  plan.b_in_place = FloatBRowsInPlace(b);
+  plan.b_unpacked = BothInPlace(a, b);
   // Equal KC blocks: K = 300 is 2 x 150, not 256 + 44.
   const int64_t kc_limit = plan.b_unpacked ? kKC : kRowsKC;
   plan.kc_max = CeilDiv(a.cols(), CeilDiv(a.cols(), kc_limit));

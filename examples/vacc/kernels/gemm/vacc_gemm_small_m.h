@@ -26,8 +26,9 @@ bool SmallMApplies(const PackableA& a);
 // read both operands in place: a float32 A with contiguous rows that a
 // unit's L2 holds (at most kInPlaceMaxRows rows and kInPlaceAFloats
 // values), a float32 B with contiguous rows not a multiple of 4 KiB apart,
-// and at least two B panels per participating unit (the work is split by
-// panels). Nothing is packed then.
+// and B panels that split evenly enough between the participating units
+// (the work is split by panels: at least one each, and at most an eighth
+// of the unit-panels idle). Nothing is packed then.
 bool InPlaceApplies(const PackableA& a, const Matrix& b, ComputeUnits* units);
 
 // Gemm's contract, for products SmallMApplies or InPlaceApplies to.
