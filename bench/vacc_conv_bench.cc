@@ -14,6 +14,7 @@
 #include <omp.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
@@ -66,13 +67,13 @@ struct Operands {
   }
 };
 
-void OneDnn(benchmark::State& state, Problem p, int threads) {
+// oneDNN's forward convolution of p by `algorithm` (convolution_direct, or
+// convolution_winograd, which oneDNN has only for some shapes and CPUs:
+// dnnl::error when it has none).
+dnnl::convolution_forward::primitive_desc OneDnnConv(const vacc::ConvGeometry& g,
+                                                     dnnl::algorithm algorithm,
+                                                     const dnnl::engine& engine) {
   using dnnl::memory;
-  omp_set_num_threads(threads);
-  const vacc::ConvGeometry g = p.Geometry();
-  Operands o(g);
-  dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  dnnl::stream stream(engine);
   // oneDNN's dims are always in N, C, H, W order; the tag says the layout.
   const memory::dims src_dims = {g.batch, g.in_c, g.in_h, g.in_w};
   const memory::dims wei_dims = {g.out_c, g.in_c, g.k_h, g.k_w};
@@ -83,9 +84,21 @@ void OneDnn(benchmark::State& state, Problem p, int threads) {
   const memory::desc dst_md(dst_dims, memory::data_type::f32, memory::format_tag::nhwc);
   const memory::desc wei_any(wei_dims, memory::data_type::f32, memory::format_tag::any);
   const dnnl::convolution_forward::desc desc(
-      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_md, wei_any,
-      dst_md, {g.stride_h, g.stride_w}, {g.pad_top, g.pad_left}, {pad_bottom, pad_right});
-  const dnnl::convolution_forward::primitive_desc pd(desc, engine);
+      dnnl::prop_kind::forward_inference, algorithm, src_md, wei_any, dst_md,
+      {g.stride_h, g.stride_w}, {g.pad_top, g.pad_left}, {pad_bottom, pad_right});
+  return dnnl::convolution_forward::primitive_desc(desc, engine);
+}
+
+void OneDnn(benchmark::State& state, Problem p, int threads, dnnl::algorithm algorithm) {
+  using dnnl::memory;
+  omp_set_num_threads(threads);
+  const vacc::ConvGeometry g = p.Geometry();
+  Operands o(g);
+  dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  dnnl::stream stream(engine);
+  const auto pd = OneDnnConv(g, algorithm, engine);
+  const memory::desc src_md = pd.src_desc(), dst_md = pd.dst_desc();
+  const memory::dims wei_dims = {g.out_c, g.in_c, g.k_h, g.k_w};
   memory src(src_md, engine, o.x.data()), dst(dst_md, engine, o.y.data());
   memory wei_hwio({wei_dims, memory::data_type::f32, memory::format_tag::hwio}, engine,
                   o.filter.data());
@@ -101,7 +114,7 @@ void OneDnn(benchmark::State& state, Problem p, int threads) {
   vacc_bench::LetWorkerThreadsIdle(threads);
 }
 
-void Vacc(benchmark::State& state, Problem p, int threads, std::string anchor) {
+void Vacc(benchmark::State& state, Problem p, int threads, std::vector<std::string> anchors) {
   const vacc::ConvGeometry g = p.Geometry();
   Operands o(g);
   const vacc::Tensor x{TF_FLOAT, g.InputShape(), o.x.data()};
@@ -114,7 +127,7 @@ void Vacc(benchmark::State& state, Problem p, int threads, std::string anchor) {
     if (!s.ok()) state.SkipWithError(s.message.c_str());
     return s.ok();
   });
-  state.SetLabel(vacc_bench::GflopsLabel({anchor}));
+  state.SetLabel(vacc_bench::GflopsLabel(anchors));
 }
 
 const Problem kProblems[] = {
@@ -128,8 +141,30 @@ void Register() {
     for (int t : {1, 2}) {
       const std::string suffix = p.Name() + "/t" + std::to_string(t);
       const std::string dnnl = "anchor/Conv2D/onednn/" + suffix;
-      benchmark::RegisterBenchmark(dnnl.c_str(), OneDnn, p, t)->UseRealTime();
-      benchmark::RegisterBenchmark(("Conv2D/" + suffix).c_str(), Vacc, p, t, dnnl)->UseRealTime();
+      benchmark::RegisterBenchmark(dnnl.c_str(), OneDnn, p, t, dnnl::algorithm::convolution_direct)
+          ->UseRealTime();
+      std::vector<std::string> anchors = {dnnl};
+      // vacc runs 3x3 stride-1 convolutions by Winograd's algorithm, so
+      // oneDNN's own Winograd convolution competes there too.
+      // Registered only where oneDNN has one for this shape on this CPU
+      // (oneDNN 2.6 has none for NHWC float32 inference on the CPUs seen
+      // so far); the run says which.
+      if (p.k == 3 && p.stride == 1) {
+        const std::string wino = "anchor/Conv2D/onednn_winograd/" + suffix;
+        try {
+          OneDnnConv(p.Geometry(), dnnl::algorithm::convolution_winograd,
+                     dnnl::engine(dnnl::engine::kind::cpu, 0));
+          anchors.push_back(wino);
+          benchmark::RegisterBenchmark(wino.c_str(), OneDnn, p, t,
+                                       dnnl::algorithm::convolution_winograd)
+              ->UseRealTime();
+        } catch (const dnnl::error& e) {
+          std::fprintf(stderr, "%s: not run: oneDNN has no Winograd convolution for this "
+                       "shape on this CPU (%s)\n", wino.c_str(), e.what());
+        }
+      }
+      benchmark::RegisterBenchmark(("Conv2D/" + suffix).c_str(), Vacc, p, t, anchors)
+          ->UseRealTime();
     }
   }
 }

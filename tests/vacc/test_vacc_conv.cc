@@ -13,11 +13,13 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "kernels/gemm/vacc_gemm.h"
+#include "kernels/gemm/vacc_gemm_conv_winograd.h"
 #include "kernels/vacc_half.h"
 #include "kernels/vacc_conv.h"
 #include "kernels/vacc_simd.h"
@@ -227,6 +229,116 @@ TEST_F(ConvTest, HalfTypesOnBestAndScalar) {
       for (const Case& c : kCases) CheckCase(c, t, units, body);
     }
   }
+}
+
+// The cases above use values exact in every dtype, so any path computes
+// them almost exactly; here values are arbitrary floats, so this measures
+// rounding. Winograd's transforms sum several inputs (V) and filter taps
+// (U) before multiplying, which could make its error a few times a direct
+// sum's; it must stay within float32's tolerance, unscaled by K (1e-5 of
+// sum |x * w|). Measured 1e-7 on every SIMD target, 2e-7 for the scalar
+// reference's sequential sums (the test prints it).
+TEST_F(ConvTest, Float32WinogradRoundingOnArbitraryValues) {
+  ComputeUnits units(2, std::chrono::microseconds(50));
+  ConvGeometry g;
+  g.batch = 4; g.in_h = 14; g.in_w = 13; g.in_c = 64; g.k_h = g.k_w = 3; g.out_c = 48;
+  std::string error;
+  ASSERT_TRUE(ComputeConvOutput(Padding::kSame, {}, &g, &error)) << error;
+  ASSERT_TRUE(gemm::WinogradConvApplies(g, TF_FLOAT));
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> x(static_cast<size_t>(NumElements(g.InputShape()))),
+      w(static_cast<size_t>(NumElements(g.FilterShape()))),
+      y(static_cast<size_t>(NumElements(g.OutputShape())));
+  for (float& v : x) v = dist(rng);
+  for (float& v : w) v = dist(rng);
+  std::vector<double> exact(y.size()), magnitude(y.size());
+  ForEachTerm(g, [&](int64_t xi, int64_t wi, int64_t yi) {
+    const double p = static_cast<double>(x[static_cast<size_t>(xi)]) * w[static_cast<size_t>(wi)];
+    exact[static_cast<size_t>(yi)] += p;
+    magnitude[static_cast<size_t>(yi)] += std::fabs(p);
+  });
+  for (const std::string& body : Bodies()) {
+    Select(body);
+    std::fill(y.begin(), y.end(), std::nanf(""));
+    ASSERT_TRUE(Conv2DWork(g, Tensor{TF_FLOAT, g.InputShape(), x.data()},
+                           Tensor{TF_FLOAT, g.FilterShape(), w.data()},
+                           Tensor{TF_FLOAT, g.OutputShape(), y.data()}, units)
+                    .ok());
+    double worst = 0.0;
+    for (size_t i = 0; i < y.size(); ++i) {
+      const double relative = std::fabs(y[i] - exact[i]) / magnitude[i];
+      worst = std::isnan(relative) ? INFINITY : std::max(worst, relative);
+    }
+    EXPECT_LE(worst, 1e-5) << "on " << body;
+    RecordProperty("worst_relative_error_" + body, std::to_string(worst));
+    std::printf("worst |y - exact| / sum|x w| on %s: %.2g\n", body.c_str(), worst);
+  }
+}
+
+// Winograd's F(2x2, 3x3) (vacc_gemm_conv_winograd.h), called directly:
+// Conv2D routes only large convolutions to it, which would make these
+// checks slow, but it is right for any 3x3 stride-1 shape. Odd output
+// sizes leave half tiles, channels not a multiple of a vector leave a
+// scalar tail, Cin beyond KC is two K blocks, 300 x 70 channels are three
+// column chunks (the last of 6 columns), Cout of 16 takes the half-width
+// kernels, 330 tiles of 16 channels are two blocks, and a 1x1 output is
+// one tile of which three pixels fall past the edge.
+const Case kWinogradCases[] = {
+    {"same_odd", {2, 7, 9, 19}, {3, 3, 19, 40}, 1, 1, 1, 1, Padding::kSame, {}},
+    {"valid", {1, 8, 11, 24}, {3, 3, 24, 33}, 1, 1, 1, 1, Padding::kValid, {}},
+    {"explicit", {1, 5, 6, 16}, {3, 3, 16, 16}, 1, 1, 1, 1, Padding::kExplicit, {2, 0, 1, 3}},
+    {"k_blocks_and_chunks", {1, 4, 5, 300}, {3, 3, 300, 70}, 1, 1, 1, 1, Padding::kSame, {}},
+    {"blocks", {3, 20, 22, 16}, {3, 3, 16, 16}, 1, 1, 1, 1, Padding::kSame, {}},
+    {"one_pixel", {1, 1, 1, 5}, {3, 3, 5, 3}, 1, 1, 1, 1, Padding::kSame, {}},
+};
+
+TEST_F(ConvTest, WinogradEveryShapeEveryTarget) {
+  ComputeUnits units(2, std::chrono::microseconds(50));
+  for (const std::string& target : AvailableSimdTargets()) {
+    Select(target);
+    for (const Case& c : kWinogradCases) {
+      const ConvGeometry g = GeometryOf(c);
+      std::mt19937 rng(5);
+      Buffer x(TF_FLOAT, g.InputShape(), &rng), w(TF_FLOAT, g.FilterShape(), &rng);
+      std::vector<double> exact(static_cast<size_t>(NumElements(g.OutputShape()))),
+          magnitude(exact.size());
+      ForEachTerm(g, [&](int64_t xi, int64_t wi, int64_t yi) {
+        const double p = x.at(xi) * w.at(wi);
+        exact[static_cast<size_t>(yi)] += p;
+        magnitude[static_cast<size_t>(yi)] += std::fabs(p);
+      });
+      Buffer y(TF_FLOAT, g.OutputShape(), &rng);
+      std::fill(y.f32.begin(), y.f32.end(), std::nanf(""));  // every element must be written
+      gemm::WinogradConv2D(g, x.f32.data(), w.f32.data(), y.f32.data(), &units);
+      Compare(std::string("Winograd ") + c.name + " on " + target, y, exact, magnitude,
+              Tolerance(TF_FLOAT, 9 * g.in_c));
+    }
+  }
+}
+
+// Which convolutions Conv2D gives Winograd: float32 3x3 stride 1, with
+// enough channels and tiles to pay for the transforms.
+TEST(ConvPathTest, WinogradTakesLargeFloat3x3Stride1Only) {
+  auto geometry = [](int64_t n, int64_t hw, int64_t cin, int64_t cout, int64_t k,
+                     int64_t stride, int64_t dilation) {
+    ConvGeometry g;
+    g.batch = n; g.in_h = g.in_w = hw; g.in_c = cin; g.out_c = cout;
+    g.k_h = g.k_w = k; g.stride_h = g.stride_w = stride;
+    g.dilation_h = g.dilation_w = dilation;
+    std::string error;
+    EXPECT_TRUE(ComputeConvOutput(Padding::kSame, {}, &g, &error)) << error;
+    return g;
+  };
+  EXPECT_TRUE(gemm::WinogradConvApplies(geometry(8, 56, 64, 64, 3, 1, 1), TF_FLOAT));
+  EXPECT_TRUE(gemm::WinogradConvApplies(geometry(4, 7, 512, 512, 3, 1, 1), TF_FLOAT));
+  EXPECT_FALSE(gemm::WinogradConvApplies(geometry(8, 56, 64, 64, 3, 1, 1), TF_BFLOAT16));
+  EXPECT_FALSE(gemm::WinogradConvApplies(geometry(8, 56, 64, 64, 3, 2, 1), TF_FLOAT));
+  EXPECT_FALSE(gemm::WinogradConvApplies(geometry(8, 56, 64, 64, 3, 1, 2), TF_FLOAT));
+  EXPECT_FALSE(gemm::WinogradConvApplies(geometry(8, 56, 64, 64, 5, 1, 1), TF_FLOAT));
+  EXPECT_FALSE(gemm::WinogradConvApplies(geometry(8, 56, 8, 8, 3, 1, 1), TF_FLOAT));   // channels
+  EXPECT_FALSE(gemm::WinogradConvApplies(geometry(2, 7, 512, 512, 3, 1, 1), TF_FLOAT)); // 32 tiles
+  EXPECT_FALSE(gemm::WinogradConvApplies(geometry(1, 16, 64, 64, 3, 1, 1), TF_FLOAT));  // 64 x 64
 }
 
 TEST(ConvGeometryTest, TensorFlowsPaddingRules) {

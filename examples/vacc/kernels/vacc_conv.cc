@@ -15,6 +15,7 @@
 
 #include "kernels/gemm/vacc_gemm.h"
 #include "kernels/gemm/vacc_gemm_conv_direct.h"
+#include "kernels/gemm/vacc_gemm_conv_winograd.h"
 #include "kernels/gemm/vacc_gemm_im2col.h"
 #include "kernels/vacc_conv.h"
 #include "kernels/vacc_simd.h"
@@ -88,6 +89,8 @@ Status Conv2DWork(const ConvGeometry& g, const Tensor& x, const Tensor& filter, 
     if (IsPlainMatMul(g)) {
       const gemm::MatrixA a(gemm::RowMajor(x.data, x.dtype, Pixels(g), g.in_c, false));
       gemm::Gemm(a, b, out.data(), g.out_c, false, &units);
+    } else if (gemm::WinogradConvApplies(g, x.dtype)) {
+      gemm::WinogradConv2D(g, x.as<float>(), filter.as<float>(), out.data(), &units);
     } else if (gemm::DirectConvApplies(g, x.dtype)) {
       gemm::DirectConv2D(g, x.as<float>(), b, out.data(), &units);
     } else {
