@@ -185,7 +185,13 @@ def image(op, t, rng):
     if op == "Conv2D":
         return [Case("input[2,9,11,3], filter[3,3,3,8], SAME",
                      {"input": (n(2, 9, 11, 3), t), "filter": (n(3, 3, 3, 8), t)},
-                     lambda raw, **k: raw.Conv2D(strides=s1, padding="SAME", **k), "sum", 27)]
+                     lambda raw, **k: raw.Conv2D(strides=s1, padding="SAME", **k), "sum", 27),
+                # Large enough that vacc computes float32 by Winograd's F(2x2, 3x3)
+                # (256 tiles of 32 channels; vacc_gemm_conv_winograd.h).
+                Case("input[4,16,15,32], filter[3,3,32,40], SAME",
+                     {"input": (n(4, 16, 15, 32), t), "filter": (n(3, 3, 32, 40), t)},
+                     lambda raw, **k: raw.Conv2D(strides=s1, padding="SAME", **k), "sum",
+                     3 * 3 * 32)]
     if op == "Conv2DBackpropInput":
         return [Case("input_sizes=[2,9,11,3], filter[3,3,3,8], out_backprop[2,9,11,8], SAME",
                      {"input_sizes": _ints([2, 9, 11, 3]), "filter": (n(3, 3, 3, 8), t),
