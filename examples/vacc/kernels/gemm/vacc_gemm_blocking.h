@@ -79,7 +79,10 @@
 //       768 x 300 x 512 1.01x / 1.02x; past the limits 1024 x 200 x 512
 //       1.00x / 0.99x, 1024 x 256 x 512 1.00x / 0.92x, 640^3 (1.6 MiB)
 //       1.01x / 1.02x, 768^3 (2.25 MiB) 0.98x / 1.01x, 1000^3 0.99x / 1.00x,
-//       4096 x 256 x 256 0.91x / 0.96x.
+//       4096 x 256 x 256 0.91x / 0.96x. On an Intel Xeon the in-place
+//       path lost to the packed driver at these shapes (0.84-0.96x), so
+//       Gemm uses it for a longer A on AMD cores only (LongAInPlacePays,
+//       vacc_gemm.cc).
 // TODO(vendor): a device sizes these for its own memories (scratchpad, SRAM).
 #ifndef VACC_KERNELS_GEMM_VACC_GEMM_BLOCKING_H_
 #define VACC_KERNELS_GEMM_VACC_GEMM_BLOCKING_H_
