@@ -2,7 +2,11 @@
 //
 // The work of Conv2D and its gradients (vacc_conv.h), on the GEMM:
 //   Conv2D                y[M, Cout]  = Im2Col(x)[M, K] * filter[K, Cout]
-//                         (1x1, stride 1, no padding: x itself is [M, Cin])
+//                         (1x1, stride 1, no padding: x itself is [M, Cin];
+//                         large 3x3 stride-1 float32: Winograd's F(2x2, 3x3),
+//                         gemm/vacc_gemm_conv_winograd.h; other float32
+//                         without horizontal dilation: patches read in
+//                         place, gemm/vacc_gemm_conv_direct.h)
 //   Conv2DBackpropFilter  dw[K, Cout] = Im2Col(x)^T[K, M] * dy[M, Cout]
 //   Conv2DBackpropInput   per image: cols[OH*OW, K] = dy * filter^T, then
 //                         col2im adds each patch column back to the input

@@ -6,8 +6,11 @@
 //
 // Conv2D is an implicit GEMM: C[M = N*OH*OW, Cout] = A[M, K = KH*KW*Cin] *
 // B[K, Cout], where row m of A is the receptive field of output pixel m (its
-// patch, im2col's row) and the HWIO filter already is B. A is gathered while
-// packing (gemm/vacc_gemm_im2col.h), never materialized.
+// patch, im2col's row) and the HWIO filter already is B. A is never
+// materialized: float32 reads each pixel's patch in place
+// (gemm/vacc_gemm_conv_direct.h), other dtypes gather it while packing
+// (gemm/vacc_gemm_im2col.h). Large 3x3 stride-1 float32 convolutions run
+// Winograd's F(2x2, 3x3) instead (gemm/vacc_gemm_conv_winograd.h).
 #ifndef VACC_KERNELS_VACC_CONV_H_
 #define VACC_KERNELS_VACC_CONV_H_
 
