@@ -167,7 +167,7 @@ class GemmTest : public ::testing::Test {
   }
 };
 
-// MR = 6, NR = 2 vectors (8..32), KC = 1024 (256 on the short-A path when
+// MR = 6 (8 on AVX-512), NR = 2 vectors (8..32), KC = 1024 (256 on the short-A path when
 // it packs B), MC = 144, and the short-A path up to 128 rows (row tiles of
 // 1..6; 7, 8 and 9 left over become 4+3, 4+4 and 5+4): one below, at and
 // above each, plus empty and degenerate shapes. The short-A path reads a
@@ -179,7 +179,8 @@ const Shape3 kEdgeShapes[] = {
     {6, 8, 16},    {5, 9, 15},    {7, 17, 17},    {8, 40, 20},    {9, 30, 8},   {13, 3, 33},
     {12, 255, 32}, {6, 256, 16},  {11, 257, 31},  {32, 300, 130}, {128, 9, 17}, {129, 9, 17},
     {143, 40, 9},  {145, 300, 47}, {150, 513, 65}, {13, 1023, 33}, {14, 1024, 17},
-    {7, 1025, 40},  {7, 70, 1024}, {7, 300, 1024}, {20, 2050, 40},
+    {7, 1025, 40},  {7, 70, 1024}, {7, 300, 1024}, {20, 2050, 40}, {16, 40, 9},
+    {17, 33, 9},
 };
 
 TEST_F(GemmTest, EdgeShapesEveryTransposeEveryTargetEveryDriver) {
@@ -401,18 +402,53 @@ TEST_F(GemmTest, NarrowBInPlaceOrPackedOnOneTwoThreeUnits) {
   CheckGemm({300, 700, 10}, true, true, TF_FLOAT, nullptr, false, "300x700x10 A^T B^T");
 }
 
-// Every target's micro-kernel reports a tile of MR x (2 vectors).
+// Every target's micro-kernel reports a tile of MR x (2 vectors): MR 8
+// with AVX-512's 32 registers, else 6.
 TEST_F(GemmTest, MicroKernelShapePerTarget) {
   for (const std::string& target : AvailableSimdTargets()) {
     Select(target);
     const std::string name = gemm::MicroKernelName();
     EXPECT_EQ(name.rfind(target == "HWY_SCALAR" ? "SCALAR" : target, 0), 0u) << name;
-    EXPECT_NE(name.find(" 6x"), std::string::npos) << name;
+    const bool avx512 = target.rfind("AVX3", 0) == 0;
+    EXPECT_NE(name.find(avx512 ? " 8x" : " 6x"), std::string::npos) << name;
+    EXPECT_EQ(gemm::CurrentMicroKernel().mr, avx512 ? 8 : 6) << name;
     // The half-width kernels (a narrow B): half the panel, down to one lane.
     const int full = gemm::CurrentMicroKernel().nr;
     EXPECT_EQ(gemm::CurrentMicroKernel(true).nr, full >= 4 ? full / 2 : full) << target;
     EXPECT_EQ(gemm::CurrentRowsKernel(true).nr, gemm::CurrentMicroKernel(true).nr) << target;
     EXPECT_EQ(gemm::CurrentRowsKernel().nr, full) << target;
+    // The row kernels: every height up to MR, none past it; pairs of
+    // panels on AVX-512 up to 6 rows (29 of its 32 registers).
+    for (const bool half : {false, true}) {
+      const gemm::RowsKernel rk = gemm::CurrentRowsKernel(half);
+      EXPECT_EQ(rk.max_rows, gemm::CurrentMicroKernel().mr) << target;
+      EXPECT_EQ(rk.pair_max_rows, avx512 ? 6 : 0) << target;
+      for (int r = 1; r <= gemm::RowsKernel::kMaxRows; ++r) {
+        const bool has = r <= rk.max_rows, has_pair = r <= rk.pair_max_rows;
+        EXPECT_EQ(rk.run[r] != nullptr, has) << target << " rows " << r;
+        EXPECT_EQ(rk.run_packing[r] != nullptr, has) << target << " rows " << r;
+        EXPECT_EQ(rk.run_b_in_place[r] != nullptr, has) << target << " rows " << r;
+        EXPECT_EQ(rk.run_b_in_place_pair[r] != nullptr, has_pair) << target << " rows " << r;
+      }
+    }
+  }
+}
+
+// The in-place row tiles cover each row once, none taller than allowed,
+// and a remainder of 1-3 rows is shared with the tile before it (no tile
+// under 3 rows unless all the rows are fewer: 7 rows of at most 6 are 4+3).
+TEST(RowTiles, CoverEveryRowOnceWithoutShortRemainders) {
+  for (const int most : {6, 8}) {
+    for (int64_t rows = 0; rows <= 50; ++rows) {
+      int64_t next = 0;
+      gemm::ForEachRowTile(0, rows, most, [&](int64_t row, int r) {
+        EXPECT_EQ(row, next) << "most " << most << " rows " << rows;
+        EXPECT_GE(r, std::min<int64_t>(rows, 3)) << "most " << most << " rows " << rows;
+        EXPECT_LE(r, most) << "most " << most << " rows " << rows;
+        next = row + r;
+      });
+      EXPECT_EQ(next, rows) << "most " << most;
+    }
   }
 }
 
@@ -444,6 +480,32 @@ TEST_F(GemmTest, InterleaveRowsTransposesEveryWidthAndDepth) {
         ASSERT_EQ(dst.back(), -1.0f) << target << " width " << width << " depth " << depth
                                      << ": wrote past the panel";
       }
+    }
+  }
+}
+
+// The same for bfloat16 rows (widened one value at a time, A's widths 6
+// and 8 by a fixed-width loop): values r + k/4 are exact in bfloat16.
+TEST_F(GemmTest, InterleaveRowsWidensBFloat16EveryWidth) {
+  for (int width = 1; width <= 12; ++width) {
+    for (int64_t depth = 0; depth <= 9; ++depth) {
+      std::vector<std::vector<BFloat16>> src(static_cast<size_t>(width));
+      std::vector<const BFloat16*> rows;
+      for (int r = 0; r < width; ++r) {
+        for (int64_t k = 0; k < depth; ++k) {
+          src[r].push_back(FromFloat<BFloat16>(static_cast<float>(r) + 0.25f * k));
+        }
+        rows.push_back(src[r].data());
+      }
+      std::vector<float> dst(static_cast<size_t>(depth * width + 1), -1.0f);
+      gemm::InterleaveRows(rows.data(), width, depth, dst.data());
+      for (int64_t k = 0; k < depth; ++k) {
+        for (int r = 0; r < width; ++r) {
+          ASSERT_EQ(dst[static_cast<size_t>(k * width + r)], static_cast<float>(r) + 0.25f * k)
+              << "width " << width << " depth " << depth << " at k " << k << ", row " << r;
+        }
+      }
+      ASSERT_EQ(dst.back(), -1.0f) << "width " << width << " depth " << depth;
     }
   }
 }

@@ -89,14 +89,15 @@ struct RowSplit {
   int64_t left = 0, right = 0;
 };
 
-RowSplit BorderSplit(int64_t ow_lo, int64_t ow_hi, int64_t out_w, int64_t mr) {
+RowSplit BorderSplit(int64_t ow_lo, int64_t ow_hi, int64_t out_w, const RowsKernel& kernel) {
+  const int64_t mr = kernel.max_rows;
   // The fewest rows whose 2 accumulators each keep both FMA pipes busy
   // (2 pipes x 4 cycles latency on Zen3 = 8 chains); fewer rows take as long.
   constexpr int64_t kBusyRows = 4;
   auto cost = [&](int64_t pixels) {
     int64_t slots = 0;
     for (int64_t left = pixels; left > 0;) {
-      const int64_t r = RowsKernel::TileRows(left);
+      const int64_t r = kernel.TileRows(left);
       slots += std::max(r, kBusyRows);
       left -= r;
     }
@@ -161,7 +162,7 @@ bool DirectConvApplies(const ConvGeometry& g, TF_DataType x_dtype) {
 void DirectConv2D(const ConvGeometry& g, const float* x, const Matrix& w, float* y,
                   ComputeUnits* units) {
   const RowsKernel direct = CurrentRowsKernel();
-  const int64_t nr = direct.nr, mr = RowsKernel::kMaxRows;
+  const int64_t nr = direct.nr;
   const int64_t panels = CeilDiv(g.out_c, nr);
   const std::vector<KBlock> blocks = Blocks(g, nr);
   const int64_t patch = g.k_h * g.k_w * g.in_c;
@@ -188,7 +189,7 @@ void DirectConv2D(const ConvGeometry& g, const float* x, const Matrix& w, float*
           ? ow_lo
           : std::max(ow_lo, std::min(g.out_w, (last_iw + g.pad_left) / g.stride_w + 1));
   // The same for every row: which pixels run over the windows.
-  const RowSplit split = BorderSplit(ow_lo, ow_hi, g.out_w, mr);
+  const RowSplit split = BorderSplit(ow_lo, ow_hi, g.out_w, direct);
   const int64_t right_count = g.out_w - split.right;
   auto window_floats = [&](int64_t count) {
     return count == 0 ? 0 : g.k_h * ((count - 1) * g.stride_w + g.k_w) * g.in_c;

@@ -60,7 +60,8 @@ int64_t TileCount(const ConvGeometry& g) {
   return g.batch * CeilDiv(g.out_h, 2) * CeilDiv(g.out_w, 2);
 }
 
-Plan PlanFor(const ConvGeometry& g, int64_t nr) {
+Plan PlanFor(const ConvGeometry& g, const RowsKernel& kernel) {
+  const int64_t nr = kernel.nr;
   Plan p;
   p.nr = nr;
   p.panels = CeilDiv(g.out_c, nr);
@@ -70,8 +71,8 @@ Plan PlanFor(const ConvGeometry& g, int64_t nr) {
   p.tiles_h = CeilDiv(g.out_h, 2);
   p.tiles_w = CeilDiv(g.out_w, 2);
   p.tiles = TileCount(g);
-  // Whole 6-row tiles of the row kernels, at least one.
-  const int64_t mr = RowsKernel::kMaxRows;
+  // Whole tiles of the row kernels' tallest (6 or 8 rows), at least one.
+  const int64_t mr = kernel.max_rows;
   const int64_t fit = kBlockFloats / (kXi * (g.in_c + p.chunk_panels * nr));
   p.per_block = std::max<int64_t>(mr, fit / mr * mr);
   p.blocks = CeilDiv(p.tiles, p.per_block);
@@ -118,7 +119,7 @@ bool WinogradConvApplies(const ConvGeometry& g, TF_DataType x_dtype) {
 void WinogradConv2D(const ConvGeometry& g, const float* x, const float* filter, float* y,
                     ComputeUnits* units) {
   const RowsKernel kernel = RowsKernelFor(g.out_c);
-  const Plan plan = PlanFor(g, kernel.nr);
+  const Plan plan = PlanFor(g, kernel);
   const int64_t nr = plan.nr, cin = g.in_c, cout = g.out_c;
   // U: per xi, the panels of Cin x nr the row kernels read (a K block of a
   // panel is its rows).

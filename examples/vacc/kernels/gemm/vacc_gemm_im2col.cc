@@ -64,7 +64,7 @@ class Im2Col : public PackableA {
   // run, not per element. Rows in the padding, or past mc, read zeros.
   void Pack(int64_t row0, int64_t mc, int64_t col0, int64_t kc, int mr,
             float* dst) const override {
-    constexpr int kMaxRows = 32;  // MR is 6 on every target (microkernel)
+    constexpr int kMaxRows = 32;  // MR is at most 8 (microkernel)
     if (mr > kMaxRows) std::abort();
     Pixel px[kMaxRows];
     const T* src[kMaxRows];

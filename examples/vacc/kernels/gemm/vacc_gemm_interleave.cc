@@ -4,7 +4,7 @@
 // into a panel, in 4 x 4 blocks. Four rows' next four values are four
 // 128-bit vectors; two rounds of interleaving turn them into the panel's
 // next four k steps of those rows, stored as they are. A width of 4n + 2
-// (A's MR = 6) ends with a pair of rows, interleaved once and stored as
+// (A's MR = 6 on AVX2) ends with a pair of rows, interleaved once and stored as
 // 64-bit halves. 128-bit blocks because their shuffles are the same on
 // every target (on AVX2/AVX-512 wider shuffles cross 128-bit lanes).
 #undef HWY_TARGET_INCLUDE

@@ -2,7 +2,7 @@
 //
 // The inner loop of packing: `width` source rows, each contiguous, written
 // interleaved (dst[k*width + r] = rows[r][k]), i.e. a transpose into a
-// panel. Packing A (width MR = 6), a transposed B (width NR) and the
+// panel. Packing A (width MR: 6, 8 on AVX-512), a transposed B (width NR) and the
 // im2col gather all come here. float32 takes the SIMD transpose of
 // vacc_gemm_interleave.cc; bfloat16/half widen one value at a time.
 #ifndef VACC_KERNELS_GEMM_VACC_GEMM_INTERLEAVE_H_
@@ -21,21 +21,23 @@ namespace gemm {
 // of a 256^3 GEMM on Zen4, and a quarter at 2 units).
 void InterleaveRowsF32(const float* const* rows, int width, int64_t depth, float* dst);
 
+// A's panel widths (MR: 6, or 8 on AVX-512) with the width a constant, so
+// the row loop unrolls and the row pointers stay in registers.
+template <int kWidth, typename T>
+void InterleaveFixedWidth(const T* const* rows, int64_t depth, float* dst) {
+  const T* r[kWidth];
+#pragma GCC unroll 8
+  for (int i = 0; i < kWidth; ++i) r[i] = rows[i];
+  for (int64_t k = 0; k < depth; ++k, dst += kWidth) {
+#pragma GCC unroll 8
+    for (int i = 0; i < kWidth; ++i) dst[i] = ToFloat(r[i][k]);
+  }
+}
+
 template <typename T>
 void InterleaveRows(const T* const* rows, int width, int64_t depth, float* dst) {
-  if (width == 6) {
-    const T *r0 = rows[0], *r1 = rows[1], *r2 = rows[2], *r3 = rows[3], *r4 = rows[4],
-            *r5 = rows[5];
-    for (int64_t k = 0; k < depth; ++k, dst += 6) {
-      dst[0] = ToFloat(r0[k]);
-      dst[1] = ToFloat(r1[k]);
-      dst[2] = ToFloat(r2[k]);
-      dst[3] = ToFloat(r3[k]);
-      dst[4] = ToFloat(r4[k]);
-      dst[5] = ToFloat(r5[k]);
-    }
-    return;
-  }
+  if (width == 6) return InterleaveFixedWidth<6>(rows, depth, dst);
+  if (width == 8) return InterleaveFixedWidth<8>(rows, depth, dst);
   for (int64_t k = 0; k < depth; ++k, dst += width) {
     for (int r = 0; r < width; ++r) dst[r] = ToFloat(rows[r][k]);
   }

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The register-blocked micro-kernel (vacc_gemm_microkernel.h), written once
-// with Highway and compiled per target. The tile is 6 rows x 2 vectors:
-// 12 accumulators + 2 B vectors + 1 broadcast A value = 15 registers, which
-// fits the 16 of AVX2/SSE4, and keeps 12 independent FMA chains in flight
+// with Highway and compiled per target. The tile is MR rows x 2 vectors.
+// With 16 registers (AVX2/SSE4) MR is 6: 12 accumulators + 2 B vectors + 1
+// broadcast A value = 15 registers, 12 independent FMA chains in flight
 // (2 FMA pipes x 4 cycles latency on Zen3 need at least 8). On AVX2 that is
-// 6x16 floats, per k: 2 loads of B, 6 broadcasts of A, 12 FMAs.
+// 6x16 floats, per k: 2 loads of B, 6 broadcasts of A, 12 FMAs. AVX-512
+// has 32 registers, and MR is 8 (kTileRows): 8x32 floats.
 // TODO(vendor): a device's matrix unit takes this tile (or a bigger one).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/gemm/vacc_gemm_microkernel.cc"
@@ -25,7 +26,18 @@ namespace gemm {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-constexpr int kMR = 6;
+// Rows of the tile (MR, kTileRows in vacc_gemm_tags-inl.h): 6 with 16
+// vector registers, 8 with AVX-512's 32. On an Intel Xeon (Emerald Rapids
+// class: two 512-bit FMA pipes, 48 KiB L1d, 2 MiB L2), alternating 8 and 6
+// rows in one process (medians of 15 pairs, one unit): 1024^3 1.10x,
+// 256 x 1024 x 1024 1.10x, 512^3 and 256^3 1.08x, 2048^3 1.05x,
+// 256 x 784 x 512 1.02x, 500 x 300 x 700 1.01x. Per k step it loads 10
+// values for 16 FMAs instead of 8 for 12, and each pass over C is shared by
+// more rows. (In a bare loop over pre-packed panels, 10, 12 and 14 rows and
+// 8 x 48 ran within 2% of 8 rows; 8 divides the usual batch sizes.) Zen4
+// was not measured with 8 rows.
+constexpr int kMaxMR = 8;
+static_assert(kTileRows <= kMaxMR, "the kernel names accumulators for 8 rows");
 // How far ahead of the row it packs KernelPackingF32 fetches B's rows.
 constexpr int64_t kPrefetchRows = 16;
 // How far ahead a kernel reading A in place fetches it: along its rows
@@ -56,7 +68,7 @@ enum ASource { kPacked, kRows, kColumns };
 // in place from a row-major float32 B (kPackB true: row k at b + k*b_step),
 // in which case each row of the panel is also stored to b_packed as the
 // packed layout has it, for the tiles after this one.
-template <class D, bool kPackB, ASource kA>
+template <class D, int kMR, bool kPackB, ASource kA>
 HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
                        float* HWY_RESTRICT a_packed, const float* HWY_RESTRICT b,
                        int64_t b_step, float* HWY_RESTRICT b_packed, float* HWY_RESTRICT c,
@@ -68,9 +80,9 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   const int64_t row_step = kA == kRows ? a_step : 1;
   const int64_t k_step = kA == kColumns ? a_step : 1;
   // Row r of an A in place (unused otherwise).
-  const float *a0 = a, *a1 = a, *a2 = a, *a3 = a, *a4 = a, *a5 = a;
+  const float *a0 = a, *a1 = a, *a2 = a, *a3 = a, *a4 = a, *a5 = a, *a6 = a, *a7 = a;
   if (kInPlace) {
-    const float** rows[kMR] = {&a0, &a1, &a2, &a3, &a4, &a5};
+    const float** rows[kMaxMR] = {&a0, &a1, &a2, &a3, &a4, &a5, &a6, &a7};
     for (int r = 1; r < kMR; ++r) *rows[r] = a + (r < m ? r : m - 1) * row_step;
   }
   // C's rows are far apart (ldc) and usually not in L1/L2 when the tile is
@@ -83,7 +95,8 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   auto c00 = hn::Zero(d), c01 = hn::Zero(d), c10 = hn::Zero(d), c11 = hn::Zero(d);
   auto c20 = hn::Zero(d), c21 = hn::Zero(d), c30 = hn::Zero(d), c31 = hn::Zero(d);
   auto c40 = hn::Zero(d), c41 = hn::Zero(d), c50 = hn::Zero(d), c51 = hn::Zero(d);
-  // One k step: a row of B (2 vectors) times each of the 6 A values. When
+  auto c60 = hn::Zero(d), c61 = hn::Zero(d), c70 = hn::Zero(d), c71 = hn::Zero(d);
+  // One k step: a row of B (2 vectors) times each of the MR A values. When
   // packing, B's row is stored to the panel too, and the row kPrefetchRows
   // ahead is fetched: B's rows are far apart, its lines come from L3.
 #define VACC_GEMM_STEP(K)                                                        \
@@ -99,6 +112,9 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
     VACC_GEMM_ROW(0, K, c00, c01) VACC_GEMM_ROW(1, K, c10, c11)                  \
     VACC_GEMM_ROW(2, K, c20, c21) VACC_GEMM_ROW(3, K, c30, c31)                  \
     VACC_GEMM_ROW(4, K, c40, c41) VACC_GEMM_ROW(5, K, c50, c51)                  \
+    if (kMR > 6) {                                                               \
+      VACC_GEMM_ROW(6, K, c60, c61) VACC_GEMM_ROW(7, K, c70, c71)                \
+    }                                                                            \
   }
   // Row R's part of a k step: its A value broadcast, times B's row. An A
   // read in place is also copied to the packed panel.
@@ -109,6 +125,7 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
     const auto av = hn::Set(d, *a_at);                                           \
     V0 = hn::MulAdd(av, b0, V0);                                                 \
     V1 = hn::MulAdd(av, b1, V1);                                                 \
+    if (kMR > 6) KeepInRegister(av);                                             \
   }
   // With native FMA, unrolled x4 (constant offsets from a and b): one
   // pointer step and one loop test per 4 k steps. Each step uses only b0, b1
@@ -121,9 +138,9 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   // variant spills one B vector per 4 steps on AVX2 (16 registers); it runs
   // one row tile per panel, so that was left as it is.
   // S k steps on. An A in place: what it reads kAheadA steps on is fetched
-  // (from L3 or memory: six short row streams, or one line per k step). Row
-  // by row, the same for the next tile's six rows (the next kMR rows of A):
-  // else each tile starts on six rows of which nothing is in cache, and
+  // (from L3 or memory: MR short row streams, or one line per k step). Row
+  // by row, the same for the next tile's rows (the next kMR rows of A):
+  // else each tile starts on MR rows of which nothing is in cache, and
   // waits for them. With it, 512^3 on Zen4 ran 1.01-1.015x (interleaved,
   // medians of 15): as fast as when the tiles skip A's memory altogether.
 #define VACC_GEMM_FETCH_ROW(AR)                                                  \
@@ -133,15 +150,17 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   if (kA == kRows) {                                                             \
     VACC_GEMM_FETCH_ROW(a0) VACC_GEMM_FETCH_ROW(a1) VACC_GEMM_FETCH_ROW(a2)     \
     VACC_GEMM_FETCH_ROW(a3) VACC_GEMM_FETCH_ROW(a4) VACC_GEMM_FETCH_ROW(a5)     \
+    if (kMR > 6) { VACC_GEMM_FETCH_ROW(a6) VACC_GEMM_FETCH_ROW(a7) }            \
   } else if (kInPlace) {                                                         \
     for (int s = 0; s < (S); ++s) {                                              \
       hwy::Prefetch(a0 + (kAheadColumns + s) * k_step);                          \
-      hwy::Prefetch(a5 + (kAheadColumns + s) * k_step);                          \
+      hwy::Prefetch((kMR > 6 ? a7 : a5) + (kAheadColumns + s) * k_step);        \
     }                                                                            \
   }                                                                              \
   if (kInPlace) {                                                                \
     a0 += (S) * k_step; a1 += (S) * k_step; a2 += (S) * k_step;                 \
     a3 += (S) * k_step; a4 += (S) * k_step; a5 += (S) * k_step;                 \
+    a6 += (S) * k_step; a7 += (S) * k_step;                                     \
     a_packed += (S) * kMR;                                                       \
   } else {                                                                       \
     a += (S) * kMR;                                                              \
@@ -169,10 +188,11 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   // per-store selects: with the selects GCC 12 spilled two accumulators
   // inside the unrolled k loop.
   const bool full = m == kMR && static_cast<size_t>(n) == 2 * N;
-// STORE(r, v0, v1) for each of the tile's six rows.
+// STORE(r, v0, v1) for each of the tile's MR rows.
 #define VACC_GEMM_STORE_ALL(STORE)                                               \
   STORE(0, c00, c01) STORE(1, c10, c11) STORE(2, c20, c21)                       \
-  STORE(3, c30, c31) STORE(4, c40, c41) STORE(5, c50, c51)
+  STORE(3, c30, c31) STORE(4, c40, c41) STORE(5, c50, c51)                       \
+  if (kMR > 6) { STORE(6, c60, c61) STORE(7, c70, c71) }
 #define VACC_GEMM_ADD_TO_C(R, V0, V1)                                            \
   {                                                                              \
     float* row = c + (R) * ldc;                                                  \
@@ -197,7 +217,7 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
     }
     return;
   }
-  HWY_ALIGN float tile[kMR * 2 * HWY_LANES(float)];
+  HWY_ALIGN float tile[kMaxMR * 2 * HWY_LANES(float)];
   VACC_GEMM_STORE_TO(tile, static_cast<int64_t>(2 * N))
 #undef VACC_GEMM_STORE_ROW
 #undef VACC_GEMM_STORE_TO
@@ -206,62 +226,63 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   StoreTileCorner(tile, static_cast<int64_t>(2 * N), c, ldc, m, n, accumulate);
 }
 
-template <class D>
+template <class D, int kMR>
 void KernelF32(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
                float* HWY_RESTRICT c, int64_t ldc, int m, int n, bool accumulate) {
   const int64_t nr = static_cast<int64_t>(2 * hn::Lanes(D()));
-  Kernel<D, false, kPacked>(kc, a, 0, nullptr, b, nr, nullptr, c, ldc, m, n, accumulate);
+  Kernel<D, kMR, false, kPacked>(kc, a, 0, nullptr, b, nr, nullptr, c, ldc, m, n, accumulate);
 }
 
-template <class D>
+template <class D, int kMR>
 void KernelPackingF32(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
                       int64_t ldb, float* HWY_RESTRICT b_packed, float* HWY_RESTRICT c,
                       int64_t ldc, int m, bool accumulate) {
   const int nr = static_cast<int>(2 * hn::Lanes(D()));
-  Kernel<D, true, kPacked>(kc, a, 0, nullptr, b, ldb, b_packed, c, ldc, m, nr, accumulate);
+  Kernel<D, kMR, true, kPacked>(kc, a, 0, nullptr, b, ldb, b_packed, c, ldc, m, nr, accumulate);
 }
 
-template <class D, ASource kA>
+template <class D, int kMR, ASource kA>
 void KernelPackingAF32(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
                        float* HWY_RESTRICT a_packed, const float* HWY_RESTRICT b, int64_t ldb,
                        float* HWY_RESTRICT b_packed, float* HWY_RESTRICT c, int64_t ldc, int m,
                        int n, bool accumulate) {
   const int nr = static_cast<int>(2 * hn::Lanes(D()));
   if (b_packed != nullptr) {
-    Kernel<D, true, kA>(kc, a, a_step, a_packed, b, ldb, b_packed, c, ldc, m, nr, accumulate);
+    Kernel<D, kMR, true, kA>(kc, a, a_step, a_packed, b, ldb, b_packed, c, ldc, m, nr, accumulate);
   } else {
-    Kernel<D, false, kA>(kc, a, a_step, a_packed, b, nr, nullptr, c, ldc, m, n, accumulate);
+    Kernel<D, kMR, false, kA>(kc, a, a_step, a_packed, b, nr, nullptr, c, ldc, m, n, accumulate);
   }
 }
 
-template <class D>
+template <class D, int kMR>
 void KernelPackingAnyAF32(int64_t kc, const float* HWY_RESTRICT a, int64_t a_row_step,
                           int64_t a_k_step, float* HWY_RESTRICT a_packed,
                           const float* HWY_RESTRICT b, int64_t ldb, float* HWY_RESTRICT b_packed,
                           float* HWY_RESTRICT c, int64_t ldc, int m, int n, bool accumulate) {
   if (a_k_step == 1) {
-    KernelPackingAF32<D, kRows>(kc, a, a_row_step, a_packed, b, ldb, b_packed, c, ldc, m, n,
+    KernelPackingAF32<D, kMR, kRows>(kc, a, a_row_step, a_packed, b, ldb, b_packed, c, ldc, m, n,
                                 accumulate);
   } else {
-    KernelPackingAF32<D, kColumns>(kc, a, a_k_step, a_packed, b, ldb, b_packed, c, ldc, m, n,
+    KernelPackingAF32<D, kMR, kColumns>(kc, a, a_k_step, a_packed, b, ldb, b_packed, c, ldc, m, n,
                                    accumulate);
   }
 }
 
-template <class D>
+template <class D, int kMR>
 MicroKernel MakeMicroKernel() {
   MicroKernel k;
   k.mr = kMR;
   k.nr = static_cast<int>(2 * hn::Lanes(D()));
-  k.run = &KernelF32<D>;
-  k.run_packing = &KernelPackingF32<D>;
-  k.run_packing_a = &KernelPackingAnyAF32<D>;
+  k.run = &KernelF32<D, kMR>;
+  k.run_packing = &KernelPackingF32<D, kMR>;
+  k.run_packing_a = &KernelPackingAnyAF32<D, kMR>;
   k.target = hwy::TargetName(HWY_TARGET);
   return k;
 }
 
 MicroKernel GetMicroKernel(bool half_width) {
-  return half_width ? MakeMicroKernel<HalfTag>() : MakeMicroKernel<FullTag>();
+  return half_width ? MakeMicroKernel<HalfTag, kTileRows>()
+                    : MakeMicroKernel<FullTag, kTileRows>();
 }
 
 }  // namespace HWY_NAMESPACE

@@ -62,20 +62,27 @@ void StoreTileCorner(const float* tile, int64_t ld, float* c, int64_t ldc, int m
 
 // The micro-kernel for an A used in place (vacc_gemm_microkernel_rows.cc):
 // run[R] computes C[0..R) x [0..n) (+)= A[0..R) x [0..kc) * b_panel, for
-// R = 1..6 rows of A and a packed, zero-padded B panel (n <= nr). Row r's
-// values come in segments of seg_len: k = s*seg_len + j is at
+// R = 1..max_rows rows of A and a packed, zero-padded B panel (n <= nr).
+// Row r's values come in segments of seg_len: k = s*seg_len + j is at
 // a + r*lda + s*seg_stride + j (a plain matrix: seg_len = kc).
 struct RowsKernel {
-  static constexpr int kMaxRows = 6;
-  // Rows of the next tile when `left` rows remain: 6 at a time, but a
-  // remainder of 1-3 rows is shared with the tile before it (8 rows are
-  // 4+4, not 6+2): a tile of few rows has too few accumulators to keep both
-  // FMA pipes busy.
-  static int TileRows(int64_t left) {
-    if (left <= kMaxRows) return static_cast<int>(left);
-    if (left < kMaxRows + 4) return static_cast<int>((left + 1) / 2);  // 7..9: 4+3, 4+4, 5+4
-    return kMaxRows;
+  // The tables' capacity: the tallest tile of any target.
+  static constexpr int kMaxRows = 8;
+  // Rows of the next tile when `left` rows remain, tiles of at most `most`
+  // rows: `most` at a time, but a remainder of 1-3 rows is shared with the
+  // tile before it (with 6: 8 rows are 4+4, not 6+2): a tile of few rows
+  // has too few accumulators to keep both FMA pipes busy.
+  static int TileRowsUpTo(int most, int64_t left) {
+    if (left <= most) return static_cast<int>(left);
+    if (left < most + 4) return static_cast<int>((left + 1) / 2);  // most 6, 7..9: 4+3, 4+4, 5+4
+    return most;
   }
+  int TileRows(int64_t left) const { return TileRowsUpTo(max_rows, left); }
+  // This target's tallest tile, as the packed kernel's MR: 6 rows with 16
+  // vector registers, 8 with AVX-512's 32.
+  int max_rows = 0;
+  // The tallest tile of run_b_in_place_pair (0 where there is none).
+  int pair_max_rows = 0;
   int nr = 0;
   void (*run[kMaxRows + 1])(int64_t kc, const float* a, int64_t lda, int64_t seg_len,
                             int64_t seg_stride, const float* b_panel, float* c, int64_t ldc,
@@ -92,8 +99,9 @@ struct RowsKernel {
                                        bool accumulate) = {};
   // The same for two full panels side by side, one 2*NR-wide tile: A's
   // values are loaded and broadcast once for both, and A is read half as
-  // often. NULL where the target lacks the registers (4R accumulators + 4
-  // B vectors: AVX-512 has them, AVX2 does not).
+  // often. Up to pair_max_rows rows, NULL past them and where the target
+  // lacks the registers (4R accumulators + 4 B vectors + 1: AVX-512 has
+  // them up to 6 rows, AVX2 not at all).
   void (*run_b_in_place_pair[kMaxRows + 1])(int64_t kc, const float* a, int64_t lda,
                                             const float* b, int64_t ldb, float* b_packed,
                                             float* c, int64_t ldc, bool accumulate) = {};

@@ -2,13 +2,15 @@
 //
 // The micro-kernel for an unpacked A (vacc_gemm_microkernel.h, RowsKernel):
 // R rows of A read in place (float32) times a packed NR-wide panel of B,
-// R = 1..6 chosen per tile. The short-A path uses it (A is too small to be
-// worth packing) and so does the direct convolution (an output pixel's
-// receptive field is KH runs of KW*Cin contiguous values: the segments).
+// R = 1..kTileRows (6, or 8 on AVX-512) chosen per tile. The short-A path
+// uses it (A is too small to be worth packing) and so does the direct
+// convolution (an output pixel's receptive field is KH runs of KW*Cin
+// contiguous values: the segments).
 // With R fitted to the tile no FMA is spent on padding rows (M = 32 is
-// 6+6+6+6+4+4 rows, not 6 x 6 with 4 rows of zeros). Same register budget as the packed kernel: 2R
-// accumulators + 2 B vectors + 1 broadcast value <= 15; on AVX-512 (32
-// registers) the kernel reading B in place also takes two panels at once.
+// 6+6+6+6+4+4 rows, not 6 x 6 with 4 rows of zeros). Same register budget
+// as the packed kernel: 2R accumulators + 2 B vectors + 1 broadcast value
+// (kTileRows); on AVX-512 (32 registers) the kernel reading B in place
+// also takes two panels at once, up to 6 rows.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/gemm/vacc_gemm_microkernel_rows.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -40,7 +42,7 @@ struct RowsTile {
   // Fetches the tile's lines of C now, so the store after the k loop does
   // not wait for them (as KernelF32 does; C is usually out of cache).
   static HWY_INLINE void PrefetchC(const float* c, int64_t ldc, int n) {
-    HWY_UNROLL(6)
+    HWY_UNROLL(8)
     for (int r = 0; r < R; ++r) {
       hwy::Prefetch(c + r * ldc);
       if (kVecs == 4) {  // the two lines between (one vector each on AVX-512)
@@ -53,14 +55,14 @@ struct RowsTile {
   explicit RowsTile(D d) {
     HWY_UNROLL(4)
     for (int v = 0; v < kVecs; ++v) {
-      HWY_UNROLL(6)
+      HWY_UNROLL(8)
       for (int r = 0; r < R; ++r) acc[v][r] = hn::Zero(d);
     }
   }
   // Row r += a_value(r) * b[0..kVecs): one k step.
   template <class AValue>
   HWY_INLINE void Step(D d, const V* b, const AValue& a_value) {
-    HWY_UNROLL(6)
+    HWY_UNROLL(8)
     for (int r = 0; r < R; ++r) {
       const V av = hn::Set(d, a_value(r));
       HWY_UNROLL(4)
@@ -71,7 +73,7 @@ struct RowsTile {
   template <class AValue>
   HWY_INLINE void Step(D d, V b0, V b1, const AValue& a_value) {
     static_assert(kVecs == 2, "one panel");
-    HWY_UNROLL(6)
+    HWY_UNROLL(8)
     for (int r = 0; r < R; ++r) {
       const V av = hn::Set(d, a_value(r));
       acc[0][r] = hn::MulAdd(av, b0, acc[0][r]);
@@ -85,7 +87,7 @@ struct RowsTile {
     const size_t N = hn::Lanes(d);
     const bool full = static_cast<size_t>(n) == kVecs * N;
     if (full && accumulate) {
-      HWY_UNROLL(6)
+      HWY_UNROLL(8)
       for (int r = 0; r < R; ++r) {
         float* row = c + r * ldc;
         HWY_UNROLL(4)
@@ -99,7 +101,7 @@ struct RowsTile {
     HWY_ALIGN float tile[R * kVecs * HWY_LANES(float)];  // room for the full width
     float* out = full ? c : tile;
     const int64_t ld = full ? ldc : static_cast<int64_t>(kVecs * N);
-    HWY_UNROLL(6)
+    HWY_UNROLL(8)
     for (int r = 0; r < R; ++r) {
       HWY_UNROLL(4)
       for (int v = 0; v < kVecs; ++v) hn::StoreU(acc[v][r], d, out + r * ld + v * N);
@@ -135,7 +137,7 @@ void RowsKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda, int64_t
   const float* seg = a;
   for (int64_t k0 = 0; k0 < kc; k0 += seg_len, seg += seg_stride) {
     const float* rows[R];
-    HWY_UNROLL(6)
+    HWY_UNROLL(8)
     for (int r = 0; r < R; ++r) rows[r] = seg + r * lda;
     const int64_t len = kc - k0 < seg_len ? kc - k0 : seg_len;
     // With native FMA, unrolled x2 (KernelF32 in vacc_gemm_microkernel.cc
@@ -149,7 +151,7 @@ void RowsKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda, int64_t
     if (HWY_NATIVE_FMA) {
       for (; k + 2 <= len; k += 2) {
         if ((k & 15) == 0) {
-          HWY_UNROLL(6)
+          HWY_UNROLL(8)
           for (int r = 0; r < R; ++r) {
             hwy::Prefetch(rows[r] + k + kFetchAhead);
             hwy::Prefetch(rows[r] + R * lda + k);
@@ -227,25 +229,41 @@ void RowsBInPlaceKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda,
 
 // Two panels at once take 4R accumulators + 4 B vectors + 1 broadcast: 29
 // registers at 6 rows, which needs a target with 32 (AVX-512; Highway
-// numbers better x86 targets lower).
+// numbers better x86 targets lower), and no more than 6 rows there.
 constexpr bool kHasPanelPairs = HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3;
+constexpr int kPairMaxRows = kHasPanelPairs ? 6 : 0;
+
+// The kernels of tiles of R rows.
+template <int R, class D>
+void SetRowsKernels(RowsKernel* k) {
+  k->run[R] = &RowsKernelF32<R, D>;
+  k->run_packing[R] = &RowsBInPlaceKernelF32<R, D, true>;
+  k->run_b_in_place[R] = &RowsBInPlaceKernelF32<R, D, false>;
+  if constexpr (R <= kPairMaxRows) {
+    k->run_b_in_place_pair[R] = &RowsBInPlaceKernelF32<R, D, false, 2>;
+  }
+}
 
 template <class D, int... R>
 RowsKernel MakeRowsKernel(std::integer_sequence<int, R...>) {
   RowsKernel k;
   k.nr = static_cast<int>(2 * hn::Lanes(D()));
-  if (kHasPanelPairs) ((k.run_b_in_place_pair[R] = &RowsBInPlaceKernelF32<R, D, false, 2>), ...);
-  ((k.run[R] = &RowsKernelF32<R, D>,
-    k.run_packing[R] = &RowsBInPlaceKernelF32<R, D, true>,
-    k.run_b_in_place[R] = &RowsBInPlaceKernelF32<R, D, false>),
-   ...);
+  k.max_rows = kTileRows;
+  k.pair_max_rows = kPairMaxRows;
+  (SetRowsKernels<R, D>(&k), ...);
   return k;
 }
 
+// 1..N from 0..N-1.
+template <int... I>
+constexpr std::integer_sequence<int, (I + 1)...> FromOne(std::integer_sequence<int, I...>) {
+  return {};
+}
+
 RowsKernel GetRowsKernel(bool half_width) {
-  // Tiles of 1 to kMaxRows rows.
-  using Rows = std::integer_sequence<int, 1, 2, 3, 4, 5, 6>;
-  static_assert(RowsKernel::kMaxRows == 6, "Rows lists every tile height");
+  // Tiles of 1 to kTileRows rows.
+  using Rows = decltype(FromOne(std::make_integer_sequence<int, kTileRows>()));
+  static_assert(kTileRows <= RowsKernel::kMaxRows, "the tables hold every tile height");
   return half_width ? MakeRowsKernel<HalfTag>(Rows()) : MakeRowsKernel<FullTag>(Rows());
 }
 

@@ -9,7 +9,7 @@
 //       A[rows, pc:pc+KC]: in place if float32 with contiguous rows, else
 //                          packed into this unit's buffer
 //       for each B panel                       KC x NR, stays in L1
-//         for each row tile of the chunk        6 rows, the last two fitted
+//         for each row tile of the chunk        MR rows, the last two fitted
 //           micro-kernel: tile of C over KC
 //
 // N no wider than half a panel (N = 10) runs the half-width kernels.

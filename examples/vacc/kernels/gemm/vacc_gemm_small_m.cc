@@ -14,7 +14,7 @@
 //                            else packed into L1: by the first row tile
 //                            as it computes (float32 B, A in place), else
 //                            beforehand
-//         for each row tile of M                6 rows, the last two fitted
+//         for each row tile of M                MR rows, the last two fitted
 //           micro-kernel: tile of C over KC    two panels at once (6 x 64)
 //                                              on AVX-512 when both are
 //                                              read in place
@@ -79,7 +79,8 @@ void ComputePanels(const PackableA& a, const Matrix& b, float* c, int64_t ldc, b
           // Two full panels at once where the target has the registers.
           const bool pair = plan.rows.run_b_in_place_pair[1] != nullptr && p + 1 < p_end &&
                             col + 2 * nr <= n;
-          ForEachRowTile(0, m, [&](int64_t row, int tile_rows) {
+          const int most = pair ? plan.rows.pair_max_rows : plan.rows.max_rows;
+          ForEachRowTile(0, m, most, [&](int64_t row, int tile_rows) {
             (pair ? plan.rows.run_b_in_place_pair
                   : plan.rows.run_b_in_place)[tile_rows](kc, a_at + row * am.row_stride,
                                                          am.row_stride, b_at, bm.row_stride,
@@ -89,7 +90,7 @@ void ComputePanels(const PackableA& a, const Matrix& b, float* c, int64_t ldc, b
           continue;
         }
         // The first row tile packs the panel as it reads it.
-        const int rows = RowsKernel::TileRows(m);
+        const int rows = plan.rows.TileRows(m);
         plan.rows.run_packing[rows](kc, a_at, am.row_stride, b_at, bm.row_stride, packed_b,
                                     c + col, ldc, add);
         i = rows;

@@ -49,12 +49,12 @@ inline const Matrix* FloatRowsInPlace(const PackableA& a) {
 }
 
 // body(row, tile_rows) for the row tiles of rows [first, rows): tiles of
-// RowsKernel::TileRows, fitted to the rows left, as every in-place row
-// kernel takes them.
+// at most `most` rows fitted to the rows left (RowsKernel::TileRowsUpTo),
+// as every in-place row kernel takes them.
 template <class Body>
-inline void ForEachRowTile(int64_t first, int64_t rows, Body&& body) {
+inline void ForEachRowTile(int64_t first, int64_t rows, int most, Body&& body) {
   for (int64_t i = first; i < rows;) {
-    const int r = RowsKernel::TileRows(rows - i);
+    const int r = RowsKernel::TileRowsUpTo(most, rows - i);
     body(i, r);
     i += r;
   }
@@ -62,14 +62,14 @@ inline void ForEachRowTile(int64_t first, int64_t rows, Body&& body) {
 
 // Rows [first, rows) of a block of C against one packed B panel, A's rows
 // read in place (lda apart, from the block's first row): tiles fitted to
-// the rows left (RowsKernel::TileRows). A row of A is one run of kc values,
+// the rows left (kernel.TileRows). A row of A is one run of kc values,
 // or, for the direct convolution, runs of seg_len values seg_stride apart.
 inline void RowTilesInPlace(const RowsKernel& kernel, int64_t kc, const float* a, int64_t lda,
                             const float* b_panel, float* c, int64_t ldc, int64_t first,
                             int64_t rows, int n, bool accumulate, int64_t seg_len = 0,
                             int64_t seg_stride = 0) {
   if (seg_len == 0) seg_len = kc;
-  ForEachRowTile(first, rows, [&](int64_t i, int r) {
+  ForEachRowTile(first, rows, kernel.max_rows, [&](int64_t i, int r) {
     kernel.run[r](kc, a + i * lda, lda, seg_len, seg_stride, b_panel, c + i * ldc, ldc, n,
                   accumulate);
   });
