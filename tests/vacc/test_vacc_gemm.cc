@@ -516,12 +516,14 @@ TEST_F(GemmTest, InterleaveRowsWidensBFloat16EveryWidth) {
 // tests only see the panel's effect; this names the value that differs.)
 // Rows past m are unspecified by contract and not compared.
 TEST_F(GemmTest, PackingAKernelPacksAsMatrixAPack) {
-  constexpr int64_t kRowsA = 9, kColsA = 40, kRow0 = 2, kCol0 = 3;
+  // Room for the tallest tile (MR 8 on AVX-512) below kRow0, plus a row.
+  constexpr int64_t kRowsA = 11, kColsA = 40, kRow0 = 2, kCol0 = 3;
   std::vector<float> a(static_cast<size_t>(kRowsA * kColsA));
   for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i) + 0.5f;
   for (const std::string& target : AvailableSimdTargets()) {
     Select(target);
     const gemm::MicroKernel uk = gemm::CurrentMicroKernel();
+    ASSERT_LE(kRow0 + uk.mr, kRowsA) << target << ": the test's A is shorter than a tile";
     for (bool transposed : {false, true}) {
       const Matrix ma = transposed ? gemm::RowMajor(a.data(), TF_FLOAT, kColsA, kRowsA, true)
                                    : gemm::RowMajor(a.data(), TF_FLOAT, kRowsA, kColsA, false);
