@@ -18,6 +18,7 @@
 #include "kernels/vacc_broadcast.h"
 #include "kernels/vacc_elementwise.h"
 #include "kernels/vacc_half.h"
+#include "kernels/vacc_simd.h"
 #include "vacc_compute_units.h"
 #include "vacc_kernel_test_util.h"
 
@@ -48,17 +49,35 @@ const UnaryCase kUnary[] = {
 // Sizes around every vector width (4, 8, 16 floats) and the tail paths.
 const size_t kSizes[] = {0, 1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 100, 1027};
 
-// Output buffers for both store kinds: streaming stores need a vector-aligned
-// output (64 bytes covers every target), a misaligned one (by a float) must
-// fall back to plain stores and give the same values.
+// Output buffers for both store kinds, streaming at both widths
+// (StreamingWidth: the host picks one, both must give the same values):
+// streaming stores need an output aligned to their vector (64 bytes covers
+// every target), a misaligned one (by a float, or by 32 bytes for 512-bit
+// vectors) must fall back to plain stores.
 struct OutputCase {
   Stores stores;
+  StreamingWidth width;
   size_t misalign;  // floats past a 64-byte boundary
   const char* name;
 };
-const OutputCase kOutputs[] = {{Stores::kCached, 0, "cached"},
-                               {Stores::kStreaming, 0, "streaming, aligned"},
-                               {Stores::kStreaming, 1, "streaming, misaligned"}};
+const OutputCase kOutputs[] = {
+    {Stores::kCached, StreamingWidth::kTargetVector, 0, "cached"},
+    {Stores::kStreaming, StreamingWidth::kTargetVector, 0, "streaming full width, aligned"},
+    {Stores::kStreaming, StreamingWidth::kTargetVector, 1, "streaming full width, misaligned"},
+    {Stores::kStreaming, StreamingWidth::kTargetVector, 8, "streaming full width, 32 bytes off"},
+    {Stores::kStreaming, StreamingWidth::k256Bit, 0, "streaming 256-bit, aligned"},
+    {Stores::kStreaming, StreamingWidth::k256Bit, 8, "streaming 256-bit, 32 bytes off"},
+    {Stores::kStreaming, StreamingWidth::k256Bit, 1, "streaming 256-bit, misaligned"}};
+
+// Streaming stores of `width` while in scope; then the host's own again.
+class ScopedStreamingWidth {
+ public:
+  explicit ScopedStreamingWidth(StreamingWidth width) { SetStreamingWidth(width); }
+  ~ScopedStreamingWidth() { SetStreamingWidth(saved_); }
+
+ private:
+  const StreamingWidth saved_ = CurrentStreamingWidth();
+};
 
 // n floats set to `fill` plus one guard element, starting `misalign` floats
 // past a 64-byte boundary.
@@ -85,6 +104,7 @@ TEST(VaccElementwise, UnaryF32SimdMatchesScalarOnEveryTarget) {
     ForEachSimdTarget([&](const std::string&) {
       for (const OutputCase& out : kOutputs) {
         SCOPED_TRACE(out.name);
+        const ScopedStreamingWidth width(out.width);
         for (size_t n : kSizes) {
           OutputBuffer got(n, out.misalign, 12345.0f);  // the extra element must stay
           UnaryF32(c.op, x.data(), got.data(), n, out.stores);
@@ -194,6 +214,7 @@ TEST(VaccElementwise, BinaryF32SimdMatchesScalarInEveryForm) {
         ForEachSimdTarget([&](const std::string&) {
           for (const OutputCase& out : kOutputs) {
             SCOPED_TRACE(out.name);
+            const ScopedStreamingWidth width(out.width);
             for (size_t n : kSizes) {
               OutputBuffer got(n, out.misalign, 12345.0f);
               BinaryF32(c.op, form, pa, pb, got.data(), n, out.stores);
@@ -511,6 +532,9 @@ TEST(VaccElementwise, RepeatedRowAtOutsPageOffsetMatchesTheReference) {
 TEST(VaccElementwise, LargeOutputsStreamAndMatchTheReference) {
   ASSERT_EQ(StoresFor(kStreamingStoreBytes - 1), Stores::kCached);
   ASSERT_EQ(StoresFor(kStreamingStoreBytes), Stores::kStreaming);
+  // The width measured faster on each vendor's cores (vacc_elementwise.h).
+  EXPECT_EQ(CurrentStreamingWidth(),
+            HostCpuIsAmd() ? StreamingWidth::k256Bit : StreamingWidth::kTargetVector);
   const size_t channels = 1000;  // rows of 4000 bytes: runs not vector-aligned
   const size_t n = (kStreamingStoreBytes / sizeof(float) / channels + 3) * channels;
   ASSERT_GE(n * sizeof(float), kStreamingStoreBytes);

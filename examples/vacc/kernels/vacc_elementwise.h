@@ -101,6 +101,21 @@ inline Stores StoresFor(size_t bytes) {
   return bytes >= kStreamingStoreBytes ? Stores::kStreaming : Stores::kCached;
 }
 
+// The vectors streaming stores write (vacc_store-inl.h): the SIMD target's
+// own, or 256 bits wide when that is wider. Chosen for the host CPU
+// (HostCpuIsAmd): 256 bits on AMD, full width elsewhere. On Zen4 a
+// DRAM-sized BiasAdd and Relu on one unit ran ~5% faster with 256-bit
+// vectors (medians of 6 alternating runs: 1.04-1.05x; AddV2 1.01x), and a
+// plain loop showed the same (a bias add streamed at 0.87-0.88x a copy's
+// rate with zmm, 0.94-0.96x with ymm). On an Intel Xeon (Emerald Rapids
+// class) it is the other way round: a 256 MiB Relu with 512-bit streaming
+// stores ran 1.11x a 256-bit streaming copy (one core, alternating, medians
+// of 15), the same Relu with 256-bit stores 0.98x.
+enum class StreamingWidth : int { kTargetVector, k256Bit };
+StreamingWidth CurrentStreamingWidth();
+// For tests: run the other width on this host (both must compute the same).
+void SetStreamingWidth(StreamingWidth width);
+
 // How RunUnary and RunBinary split n output elements of `element_size`
 // bytes: ParallelFor in kElementwiseGrain chunks, body(begin, end, stores)
 // with the stores StoresFor picks for the whole output; a chunk's streamed

@@ -67,10 +67,11 @@ HWY_INLINE V ApplyBinary(D d, V a, V b) {
   }
 }
 
-template <BinaryOp kOp, bool kStream, typename T>
+template <BinaryOp kOp, int kMode, typename T>
 HWY_INLINE void BinaryBody(Operands form, const T* HWY_RESTRICT a, const T* HWY_RESTRICT b,
                            T* out, size_t n) {
-  const BodyTag<T, kStream> d;
+  const BodyTag<T, kMode> d;
+  constexpr bool kStream = kMode != kPlainStores;
   // A scalar operand is its value in every lane, so one loop serves all forms.
   const bool a_vec = form != Operands::kScalarVector, b_vec = form != Operands::kVectorScalar;
   const auto a_one = hn::Set(d, a[0]), b_one = hn::Set(d, b[0]);
@@ -137,7 +138,7 @@ HWY_NOINLINE void BinaryLoop(Operands form, const T* HWY_RESTRICT a, int64_t a_r
     if (b_row_step == 0 && a_row_step != 0) b = RepeatedRowAwayFrom(b, n, out);
   }
   for (size_t r = 0; r < rows; ++r, a += a_row_step, b += b_row_step, out += n) {
-    WithStores(stores, BodyTag<T, true>(), out,
+    WithStores(stores, out,
                [&](auto stream) { BinaryBody<kOp, decltype(stream)::value>(form, a, b, out, n); });
   }
 }

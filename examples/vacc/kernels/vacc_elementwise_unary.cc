@@ -89,9 +89,10 @@ HWY_INLINE V ApplyUnary(D d, V v) {
   }
 }
 
-template <UnaryOp kOp, bool kStream, typename T>
+template <UnaryOp kOp, int kMode, typename T>
 HWY_INLINE void UnaryBody(const T* HWY_RESTRICT x, T* HWY_RESTRICT y, size_t n) {
-  const BodyTag<T, kStream> d;
+  const BodyTag<T, kMode> d;
+  constexpr bool kStream = kMode != kPlainStores;
   const size_t i = StoreVectors<kStream>(
       d, y, n, [&](size_t j) { return ApplyUnary<kOp>(d, hn::LoadU(d, x + j)); });
   if (i < n) {
@@ -105,7 +106,7 @@ HWY_INLINE void UnaryBody(const T* HWY_RESTRICT x, T* HWY_RESTRICT y, size_t n) 
 
 template <UnaryOp kOp, typename T>
 HWY_NOINLINE void UnaryLoop(const T* HWY_RESTRICT x, T* HWY_RESTRICT y, size_t n, int stores) {
-  WithStores(stores, BodyTag<T, true>(), y,
+  WithStores(stores, y,
              [&](auto stream) { UnaryBody<kOp, decltype(stream)::value>(x, y, n); });
 }
 

@@ -3,6 +3,11 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include "hwy/highway.h"
 #include "hwy/targets.h"
@@ -70,6 +75,23 @@ bool UseScalarKernels() { return g_scalar.load(std::memory_order_relaxed); }
 std::string SimdTargetName() {
   if (UseScalarKernels()) return "scalar";
   return TargetName(hwy::SupportedAndGeneratedTargets().front());
+}
+
+bool HostCpuIsAmd() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const bool amd = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) == 0) return false;
+    char vendor[13] = {};
+    std::memcpy(vendor, &ebx, 4);
+    std::memcpy(vendor + 4, &edx, 4);
+    std::memcpy(vendor + 8, &ecx, 4);
+    return std::strcmp(vendor, "AuthenticAMD") == 0;
+  }();
+  return amd;
+#else
+  return false;
+#endif
 }
 
 }  // namespace vacc

@@ -35,6 +35,13 @@ std::string SimdTargetName();
 // The Highway targets this build has that this CPU supports, best first.
 std::vector<std::string> AvailableSimdTargets();
 
+// True on an AMD x86 CPU (cpuid's vendor string). Some choices measured
+// differently on AMD Zen4, which runs 512-bit vector instructions as two
+// 256-bit halves, and on an Intel Xeon with full-width units (the GEMM's
+// in-place path for a longer A, the width of streaming stores); Debian's
+// Highway (1.0.3) has no Zen4 target to tell them apart at compile time.
+bool HostCpuIsAmd();
+
 }  // namespace vacc
 
 #endif  // VACC_KERNELS_VACC_SIMD_H_

@@ -21,19 +21,20 @@ HWY_BEFORE_NAMESPACE();
 namespace vacc {
 namespace HWY_NAMESPACE {
 
-// The vectors of an elementwise body's loop: the target's own, but with
-// streaming stores at most 256 bits. On Zen4 (AVX-512 run as two 256-bit
-// halves) a DRAM-sized BiasAdd and Relu on one unit ran ~5% faster with
-// 256-bit vectors (medians of 6 alternating runs: 1.04-1.05x; AddV2 1.01x),
-// and a plain loop showed the same: a bias add streamed at 0.87-0.88x a
-// copy's rate with zmm, 0.94-0.96x with ymm. (Why is not known; the loads
-// and stores are the same bytes either way.)
-template <typename T, bool kStream>
-using BodyTag = std::conditional_t<kStream, hwy::HWY_NAMESPACE::CappedTag<T, 32 / sizeof(T)>,
+// How an elementwise body's loop stores: plain stores, or streaming
+// (non-temporal) ones in vectors of the target's width or of 256 bits
+// (StreamingWidth, vacc_elementwise.h, says which and why).
+enum StoreMode : int { kPlainStores, kStreamTargetVector, kStream256Bit };
+
+// The vectors of a body's loop: the target's own, but at most 256 bits in
+// kStream256Bit.
+template <typename T, int kMode>
+using BodyTag = std::conditional_t<kMode == kStream256Bit,
+                                   hwy::HWY_NAMESPACE::CappedTag<T, 32 / sizeof(T)>,
                                    hwy::HWY_NAMESPACE::ScalableTag<T>>;
 
 // v to p: a streaming (non-temporal) store, or a plain one. Streaming needs
-// p aligned to the vector; WithStores checks that once and picks kStream
+// p aligned to the vector; WithStores checks that once and picks the mode
 // for the whole loop.
 template <bool kStream, class D, class V, typename T>
 HWY_INLINE void StoreOut(V v, D d, T* HWY_RESTRICT p) {
@@ -62,20 +63,26 @@ HWY_INLINE size_t StoreVectors(D d, T* out, size_t n, Vec&& vec) {
   return i;
 }
 
-// Calls body(std::true_type{}) when `stores` asks for streaming and every
-// full vector of out, stepping from out itself, is aligned for it (d: the
-// streaming loop's vectors, BodyTag<T, true>), and
-// body(std::false_type{}) otherwise: the body instantiates its loop with
-// StoreOut<decltype(flag)::value>, so the choice is made once per call.
-template <class D, typename T, class Body>
-HWY_INLINE void WithStores(int stores, D d, const T* out, Body&& body) {
-  const bool aligned =
-      reinterpret_cast<uintptr_t>(out) % (hwy::HWY_NAMESPACE::Lanes(d) * sizeof(T)) == 0;
-  if (static_cast<Stores>(stores) == Stores::kStreaming && aligned) {
-    body(std::true_type{});
-  } else {
-    body(std::false_type{});
+// Calls body(std::integral_constant<int, mode>{}) with the StoreMode for
+// an output at `out`: streaming, at the host's width (CurrentStreamingWidth),
+// when `stores` asks for it and every full vector of out, stepping from out
+// itself, is aligned for it; plain stores otherwise. The body instantiates
+// its loop with BodyTag<T, mode> and StoreOut<mode != kPlainStores>, so the
+// choice is made once per call.
+template <typename T, class Body>
+HWY_INLINE void WithStores(int stores, const T* out, Body&& body) {
+  if (static_cast<Stores>(stores) == Stores::kStreaming) {
+    namespace hn = hwy::HWY_NAMESPACE;
+    const bool narrow = CurrentStreamingWidth() == StreamingWidth::k256Bit;
+    const size_t lanes = narrow ? hn::Lanes(BodyTag<T, kStream256Bit>())
+                                : hn::Lanes(BodyTag<T, kStreamTargetVector>());
+    const size_t bytes = lanes * sizeof(T);
+    if (reinterpret_cast<uintptr_t>(out) % bytes == 0) {
+      if (narrow) return body(std::integral_constant<int, kStream256Bit>{});
+      return body(std::integral_constant<int, kStreamTargetVector>{});
+    }
   }
+  body(std::integral_constant<int, kPlainStores>{});
 }
 
 }  // namespace HWY_NAMESPACE

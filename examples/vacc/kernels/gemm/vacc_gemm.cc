@@ -40,13 +40,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>  // LongAInPlacePays: the CPU's vendor
-#endif
 
 #include "kernels/gemm/vacc_gemm_blocking.h"
 #include "kernels/gemm/vacc_gemm_buffer.h"
@@ -56,6 +51,7 @@
 #include "kernels/gemm/vacc_gemm_panel_claims.h"
 #include "kernels/gemm/vacc_gemm_split.h"
 #include "kernels/gemm/vacc_gemm_small_m.h"
+#include "kernels/vacc_simd.h"
 
 namespace vacc {
 namespace gemm {
@@ -120,22 +116,7 @@ bool TransposedNarrowGemm(const PackableA& a, const Matrix& b, float* c, int64_t
 // slots to spare for A and B read in place; Intel's two full-width FMA
 // pipes leave none, and the packed driver's contiguous panels win. Only
 // AMD's and Intel's x86 cores were measured: others keep the packed driver.
-bool LongAInPlacePays() {
-#if defined(__x86_64__) || defined(__i386__)
-  static const bool amd = [] {
-    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-    if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) == 0) return false;
-    char vendor[13] = {};
-    std::memcpy(vendor, &ebx, 4);
-    std::memcpy(vendor + 4, &edx, 4);
-    std::memcpy(vendor + 8, &ecx, 4);
-    return std::strcmp(vendor, "AuthenticAMD") == 0;
-  }();
-  return amd;
-#else
-  return false;
-#endif
-}
+bool LongAInPlacePays() { return HostCpuIsAmd(); }
 
 }  // namespace
 
