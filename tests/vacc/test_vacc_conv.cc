@@ -71,6 +71,15 @@ const Case kCases[] = {
     {"block_per_kernel_row_top_pad", {1, 6, 10, 50}, {3, 3, 50, 7}, 1, 1, 1, 1, Padding::kSame, {}},
     {"pad_taller_than_kernel", {1, 5, 9, 3}, {3, 3, 3, 5}, 1, 1, 1, 1, Padding::kExplicit, {4, 3, 1, 1}},
     {"dilated_rows_in_padding", {2, 9, 11, 2}, {3, 3, 2, 4}, 2, 1, 3, 1, Padding::kExplicit, {5, 4, 1, 2}},
+    // 64 output channels and more: on AVX-512 the direct convolution runs
+    // pairs of panels as one tile (run_pair) with a filter packed 2*NR
+    // wide, then single panels for the rest (100 = a pair, a full panel
+    // and 4 columns), also over K blocks that are pieces of a kernel row or
+    // are skipped in the top padding.
+    {"stem_pairs_64", {1, 20, 20, 3}, {7, 7, 3, 64}, 2, 2, 1, 1, Padding::kSame, {}},
+    {"pair_and_singles_100", {2, 9, 11, 5}, {3, 3, 5, 100}, 2, 1, 1, 1, Padding::kSame, {}},
+    {"pairs_kernel_row_over_kc", {1, 6, 9, 100}, {3, 3, 100, 130}, 2, 2, 1, 1, Padding::kSame, {}},
+    {"pairs_block_per_kernel_row", {1, 6, 10, 50}, {3, 3, 50, 64}, 1, 1, 1, 1, Padding::kSame, {}},
     {"empty_batch", {0, 5, 5, 3}, {3, 3, 3, 4}, 1, 1, 1, 1, Padding::kSame, {}},
     {"empty_cout", {1, 5, 5, 3}, {3, 3, 3, 0}, 1, 1, 1, 1, Padding::kSame, {}},
     {"empty_cin", {1, 5, 5, 0}, {3, 3, 0, 4}, 1, 1, 1, 1, Padding::kSame, {}},

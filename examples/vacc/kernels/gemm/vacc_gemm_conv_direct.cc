@@ -2,13 +2,15 @@
 //
 // The direct convolution (vacc_gemm_conv_direct.h):
 //
-//   pack the whole filter as KC x NR panels, in parallel   (once; it is small)
+//   pack the whole filter as KC x NR panels, in parallel   (once; it is small;
+//                                                           pairs of panels
+//                                                           2*NR wide, AVX-512)
 //   for each output row (n, oh), in parallel
 //     copy the input columns its left and right border pixels read into
 //       two small windows, zero where they fall in the padding
 //     for each K block (whole kernel rows, up to ~KC values)
-//       for each B panel
-//         the row's pixels, up to 6 at a time: RowsKernel in place, on x for
+//       for each B panel (or pair of panels)
+//         the row's pixels, up to 8 at a time: RowsKernel in place, on x for
 //           the interior and on the windows for the borders, over the
 //           block's kernel rows that read the input (near the top and
 //           bottom, the others read only padding: skipped)
@@ -89,15 +91,15 @@ struct RowSplit {
   int64_t left = 0, right = 0;
 };
 
-RowSplit BorderSplit(int64_t ow_lo, int64_t ow_hi, int64_t out_w, const RowsKernel& kernel) {
-  const int64_t mr = kernel.max_rows;
+// mr: the tallest in-place tile (RowsKernel::TileRowsUpTo).
+RowSplit BorderSplit(int64_t ow_lo, int64_t ow_hi, int64_t out_w, int64_t mr) {
   // The fewest rows whose 2 accumulators each keep both FMA pipes busy
   // (2 pipes x 4 cycles latency on Zen3 = 8 chains); fewer rows take as long.
   constexpr int64_t kBusyRows = 4;
   auto cost = [&](int64_t pixels) {
     int64_t slots = 0;
     for (int64_t left = pixels; left > 0;) {
-      const int64_t r = kernel.TileRows(left);
+      const int64_t r = RowsKernel::TileRowsUpTo(static_cast<int>(mr), left);
       slots += std::max(r, kBusyRows);
       left -= r;
     }
@@ -163,6 +165,11 @@ void DirectConv2D(const ConvGeometry& g, const float* x, const Matrix& w, float*
                   ComputeUnits* units) {
   const RowsKernel direct = CurrentRowsKernel();
   const int64_t nr = direct.nr;
+  // Whole pairs of panels run as one 2*NR-wide tile where the target has
+  // the kernels (run_pair): each A value is broadcast once per 2*NR output
+  // channels, so a short segment's per-row work is spread over twice the
+  // FMAs. Filter panels are packed 2*NR wide for the pairs, NR wide after.
+  const int64_t pair_cols = direct.pair_max_rows > 0 ? g.out_c / (2 * nr) * 2 * nr : 0;
   const int64_t panels = CeilDiv(g.out_c, nr);
   const std::vector<KBlock> blocks = Blocks(g, nr);
   const int64_t patch = g.k_h * g.k_w * g.in_c;
@@ -173,9 +180,14 @@ void DirectConv2D(const ConvGeometry& g, const float* x, const Matrix& w, float*
   ForEach(units, static_cast<size_t>(block_count * panels), [&](size_t begin, size_t end) {
     for (int64_t item = static_cast<int64_t>(begin); item < static_cast<int64_t>(end); ++item) {
       const KBlock& kb = blocks[static_cast<size_t>(item / panels)];
-      const int64_t p = item % panels;
-      PackB(w, kb.k0, kb.kc, p * nr, std::min(nr, g.out_c - p * nr), nr,
-            filter + kb.packed_offset + p * nr * kb.kc);
+      const int64_t col = item % panels * nr;
+      // Column col's panel at col * kc, whether a pair's or a single one.
+      float* dst = filter + kb.packed_offset + col * kb.kc;
+      if (col >= pair_cols) {
+        PackB(w, kb.k0, kb.kc, col, std::min(nr, g.out_c - col), nr, dst);
+      } else if (col % (2 * nr) == 0) {  // a pair: packed by its first panel's item
+        PackB(w, kb.k0, kb.kc, col, 2 * nr, 2 * nr, dst);
+      }
     }
   });
 
@@ -189,7 +201,8 @@ void DirectConv2D(const ConvGeometry& g, const float* x, const Matrix& w, float*
           ? ow_lo
           : std::max(ow_lo, std::min(g.out_w, (last_iw + g.pad_left) / g.stride_w + 1));
   // The same for every row: which pixels run over the windows.
-  const RowSplit split = BorderSplit(ow_lo, ow_hi, g.out_w, direct);
+  const RowSplit split = BorderSplit(ow_lo, ow_hi, g.out_w,
+                                     pair_cols == g.out_c ? direct.pair_max_rows : direct.max_rows);
   const int64_t right_count = g.out_w - split.right;
   auto window_floats = [&](int64_t count) {
     return count == 0 ? 0 : g.k_h * ((count - 1) * g.stride_w + g.k_w) * g.in_c;
@@ -252,15 +265,25 @@ void DirectConv2D(const ConvGeometry& g, const float* x, const Matrix& w, float*
         const int64_t r0 = std::max(kb.kh0, kh_lo), r1 = std::min(kb.kh0 + kb.kh_count, kh_hi);
         if (r0 >= r1) continue;
         const int64_t skip = r0 - kb.kh0, kc = (r1 - r0) * kb.seg_len;
-        for (int64_t p = 0; p < panels; ++p) {
-          const float* b_panel = filter + kb.packed_offset + p * nr * kb.kc + skip * kb.seg_len * nr;
-          const int n_eff = static_cast<int>(std::min(nr, g.out_c - p * nr));
+        for (int64_t col = 0; col < g.out_c;) {
+          const bool pair = col < pair_cols;
+          const int64_t width = pair ? 2 * nr : nr;  // of the packed panel
+          const float* b_panel =
+              filter + kb.packed_offset + col * kb.kc + skip * kb.seg_len * width;
+          const int n_eff = static_cast<int>(std::min(width, g.out_c - col));
           for (const Part& part : parts) {
             if (part.count == 0) continue;
-            RowTilesInPlace(direct, kc, part.tap0 + (r0 - kh_lo) * part.seg_stride + kb.col0, lda,
-                            b_panel, y_row + part.first * g.out_c + p * nr, g.out_c, 0, part.count,
-                            n_eff, add, kb.seg_len, part.seg_stride);
+            const float* a_at = part.tap0 + (r0 - kh_lo) * part.seg_stride + kb.col0;
+            float* c_at = y_row + part.first * g.out_c + col;
+            if (pair) {
+              PairTilesInPlace(direct, kc, a_at, lda, b_panel, c_at, g.out_c, part.count, n_eff,
+                               add, kb.seg_len, part.seg_stride);
+            } else {
+              RowTilesInPlace(direct, kc, a_at, lda, b_panel, c_at, g.out_c, 0, part.count, n_eff,
+                              add, kb.seg_len, part.seg_stride);
+            }
           }
+          col += width;
         }
         add = true;
       }

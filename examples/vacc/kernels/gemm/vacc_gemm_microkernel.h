@@ -105,6 +105,12 @@ struct RowsKernel {
   void (*run_b_in_place_pair[kMaxRows + 1])(int64_t kc, const float* a, int64_t lda,
                                             const float* b, int64_t ldb, float* b_packed,
                                             float* c, int64_t ldc, bool accumulate) = {};
+  // run's twin for two panels packed side by side as one 2*NR-wide panel
+  // (b_panel: kc x 2*NR, n <= 2*NR), A in segments as run's: the direct
+  // convolution's pairs. Up to pair_max_rows rows, as the pairs above.
+  void (*run_pair[kMaxRows + 1])(int64_t kc, const float* a, int64_t lda, int64_t seg_len,
+                                 int64_t seg_stride, const float* b_panel, float* c, int64_t ldc,
+                                 int n, bool accumulate) = {};
 };
 
 // The in-place micro-kernels of the target dispatch selects now (of half

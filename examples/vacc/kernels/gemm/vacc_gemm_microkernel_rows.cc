@@ -123,14 +123,30 @@ constexpr int64_t kFetchAhead = 32;
 // all (the direct convolution had none): the 3x3 Conv2D 1.01-1.02x, the
 // 7x7 stem (segments of 21 values) 1.00-1.02x; the short-A path with a
 // packed B within 1%. (The ahead-fetch alone ran the stem 0.97x.)
-template <int R, class D>
+// kPanels = 2: two panels side by side, packed as one 2*NR-wide panel (n
+// up to 2*NR), as RowsBInPlaceKernelF32's pairs: A's values are broadcast
+// once per 2*NR columns.
+template <int R, class D, int kPanels = 1>
 void RowsKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda, int64_t seg_len,
                    int64_t seg_stride, const float* HWY_RESTRICT b, float* HWY_RESTRICT c,
                    int64_t ldc, int n, bool accumulate) {
+  constexpr int kVecs = 2 * kPanels;
+  using Tile = RowsTile<R, D, kVecs>;
   const D d;
   const size_t N = hn::Lanes(d);
-  RowsTile<R, D>::PrefetchC(c, ldc, n);
-  RowsTile<R, D> tile(d);
+  Tile::PrefetchC(c, ldc, n);
+  Tile tile(d);
+  // One k step from the panel's row at b.
+  const auto step = [&](const float* b_row, const auto& a_value) HWY_ATTR {
+    if constexpr (kVecs == 2) {
+      tile.Step(d, hn::LoadU(d, b_row), hn::LoadU(d, b_row + N), a_value);
+    } else {
+      hn::Vec<D> bv[kVecs];
+      HWY_UNROLL(4)
+      for (int v = 0; v < kVecs; ++v) bv[v] = hn::LoadU(d, b_row + v * N);
+      tile.Step(d, bv, a_value);
+    }
+  };
   // seg: where the current segment starts in row 0, stepped rather than
   // computed (k0 / seg_len was a 64-bit division per segment: the 7x7 RGB
   // stem has 7 segments of 21 values per tile).
@@ -159,15 +175,14 @@ void RowsKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda, int64_t
         }
         HWY_UNROLL(2)
         for (int u = 0; u < 2; ++u) {
-          tile.Step(d, hn::LoadU(d, b + u * 2 * N), hn::LoadU(d, b + u * 2 * N + N),
-                    [&](int r) { return rows[r][k + u]; });
+          step(b + u * kVecs * N, [&](int r) { return rows[r][k + u]; });
         }
-        b += 4 * N;
+        b += 2 * kVecs * N;
       }
     }
     for (; k < len; ++k) {
-      tile.Step(d, hn::LoadU(d, b), hn::LoadU(d, b + N), [&](int r) { return rows[r][k]; });
-      b += 2 * N;
+      step(b, [&](int r) { return rows[r][k]; });
+      b += kVecs * N;
     }
   }
   tile.Store(d, c, ldc, n, accumulate);
@@ -240,6 +255,7 @@ void SetRowsKernels(RowsKernel* k) {
   k->run_packing[R] = &RowsBInPlaceKernelF32<R, D, true>;
   k->run_b_in_place[R] = &RowsBInPlaceKernelF32<R, D, false>;
   if constexpr (R <= kPairMaxRows) {
+    k->run_pair[R] = &RowsKernelF32<R, D, 2>;
     k->run_b_in_place_pair[R] = &RowsBInPlaceKernelF32<R, D, false, 2>;
   }
 }

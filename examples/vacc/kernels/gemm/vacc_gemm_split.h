@@ -75,6 +75,17 @@ inline void RowTilesInPlace(const RowsKernel& kernel, int64_t kc, const float* a
   });
 }
 
+// The same against two panels packed side by side as one 2*NR-wide panel
+// (kernel.run_pair; tiles of at most pair_max_rows rows).
+inline void PairTilesInPlace(const RowsKernel& kernel, int64_t kc, const float* a, int64_t lda,
+                             const float* b_pair, float* c, int64_t ldc, int64_t rows, int n,
+                             bool accumulate, int64_t seg_len, int64_t seg_stride) {
+  ForEachRowTile(0, rows, kernel.pair_max_rows, [&](int64_t i, int r) {
+    kernel.run_pair[r](kc, a + i * lda, lda, seg_len, seg_stride, b_pair, c + i * ldc, ldc, n,
+                       accumulate);
+  });
+}
+
 // The same with A packed as MR-row panels (PackableA::Pack of the block).
 inline void RowTilesPacked(const MicroKernel& kernel, int64_t kc, const float* packed_a,
                            const float* b_panel, float* c, int64_t ldc, int64_t rows, int n,
