@@ -329,10 +329,11 @@ TEST_F(GemmTest, PackedDriverRowChunksAndColumnBlocks) {
 // the micro-kernel from B in place), every transpose on 2 units and the
 // plain product on 3, accumulating too, and bfloat16 (packed by PackB).
 TEST_F(GemmTest, SharedPackedBOnTwoAndThreeUnits) {
-  const Shape3 s{48, 1030, 700};
-  ASSERT_GE(gemm::CeilDiv(s.n, gemm::CurrentMicroKernel().nr) * gemm::CurrentMicroKernel().nr *
-                s.k,
-            gemm::kSharedPackedBFloats);
+  const Shape3 s{200, 1030, 700};
+  const gemm::MicroKernel uk = gemm::CurrentMicroKernel();
+  ASSERT_GE(gemm::CeilDiv(s.n, uk.nr) * uk.nr * s.k, gemm::kSharedPackedBFloats);
+  // Long chunks with shared B: still two, so two units contend for panels.
+  ASSERT_GE(gemm::PackedDriverChunks(s.m, uk.mr, 2, true).count, 2);
   ComputeUnits two(2, std::chrono::microseconds(50));
   ComputeUnits three(3, std::chrono::microseconds(50));
   const Driver packed = kDrivers[1];
@@ -342,6 +343,36 @@ TEST_F(GemmTest, SharedPackedBOnTwoAndThreeUnits) {
   }
   CheckGemm(s, false, false, TF_FLOAT, &three, true, "shared B, 3 units, accumulate", packed);
   CheckGemm(s, false, false, TF_BFLOAT16, &two, false, "shared B, bfloat16", packed);
+}
+
+// The packed driver's row chunks cover every row once; with B shared by the
+// units (in L3, streamed past each chunk) none is shorter than
+// kSharedBChunkRows; otherwise each unit has kChunksPerParticipant.
+TEST(RowChunks, LongWhenUnitsShareBShortOtherwise) {
+  for (int64_t mr : {6, 8}) {
+    for (int64_t m : {200, 256, 1000, 1024}) {
+      for (bool shared : {false, true}) {
+        const gemm::RowChunks chunks = gemm::PackedDriverChunks(m, mr, 2, shared);
+        const std::string what = "mr " + std::to_string(mr) + " m " + std::to_string(m) +
+                                 (shared ? " shared B" : " own B");
+        int64_t next = 0;
+        for (int64_t c = 0; c < chunks.count; ++c) {
+          ASSERT_EQ(chunks.Row0(c), next) << what << ", chunk " << c;
+          next += chunks.Rows(c);
+          ASSERT_LE(chunks.Rows(c), gemm::kMC) << what << ", chunk " << c;
+          if (shared) {
+            EXPECT_GE(chunks.Rows(c), gemm::kSharedBChunkRows) << what << ", chunk " << c;
+          }
+        }
+        EXPECT_EQ(next, m) << what;
+        if (shared) {
+          EXPECT_GE(chunks.count, 2) << what;
+        } else {
+          EXPECT_EQ(chunks.count, 2 * gemm::kChunksPerParticipant) << what;
+        }
+      }
+    }
+  }
 }
 
 // Who packs a shared panel: the first to ask claims it; others see it busy

@@ -142,9 +142,12 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   const int64_t kc_max = CeilDiv(k, CeilDiv(k, kKC));
   // Columns per jc block: a unit keeps all of K of them packed.
   const int64_t nc = std::max(nr, std::min(kNC, kUnitPackedBFloats / k) / nr * nr);
-  // Row chunks of at most MC rows, at least kChunksPerParticipant per unit.
   const int parts = Participants(units);
-  const RowChunks chunks(m, mr, kMC, mr, parts, kChunksPerParticipant);
+  // Whether the units share the first jc block's packed B (as below): then
+  // the row chunks are long (PackedDriverChunks).
+  const bool b_shared =
+      parts > 1 && CeilDiv(std::min(nc, n), nr) * nr * k >= kSharedPackedBFloats;
+  const RowChunks chunks = PackedDriverChunks(m, mr, parts, b_shared);
   // A float32 B with contiguous rows is packed by the micro-kernel
   // (run_packing) as it computes a unit's first row tile of each panel.
   const Matrix* b_in_place = b.dtype == TF_FLOAT && b.col_stride == 1 ? &b : nullptr;

@@ -61,6 +61,18 @@
 //       ~35 us each). 8 against 4 on Zen4 (interleaved, medians of 5-7):
 //       256^3 1.03-1.05x, the Keras MLP step's GEMMs 1.01-1.02x, 512^3,
 //       1024^3 and 256 x 1024 x 1024 within 2%; 12 measured like 8.
+//   kSharedBChunkRows  the shortest row chunk of the packed driver when its
+//       units share the packed B block (PackedDriverChunks,
+//       vacc_gemm_split.h). That block is in L3, and each chunk streams all
+//       of it past its tiles, so short chunks re-read B from L3 many times:
+//       256 x 1024 x 1024 on two units ran in 16 chunks of 16 rows. On an
+//       Intel Xeon (AVX-512, MR 8; alternating in one process, medians of
+//       9-11, two units) chunks of at least 96 rows against 8: 256 x 1024 x
+//       1024 1.31x, 256 x 4096 x 1024 1.34x, 384 x 2048 x 1024 ~1.17x, 512 x
+//       1024 x 1024 1.07-1.15x, 640 x 1024 x 1024 1.12x, 768^3 1.19x (all
+//       with IQRs of ~0.1-0.25: this VM is noisy); 64 rows gained less,
+//       128 about as much. 1024^3 and 2048^3 already have chunks of 64-128
+//       rows. Not measured on Zen4.
 //   kNarrowBCols  the most columns of B the narrow-B path takes
 //       (vacc_gemm_narrow_b.h). Measured on Zen3 against the packed driver
 //       (interleaved, medians): at 2 units 1.03x on 6272 x 256 x 128 (the 1x1
@@ -99,6 +111,7 @@ constexpr int64_t kNC = 4080;
 constexpr int64_t kUnitPackedBFloats = int64_t{1} << 20;
 constexpr int64_t kChunksPerParticipant = 8;
 constexpr int64_t kSharedPackedBFloats = int64_t{1} << 19;
+constexpr int64_t kSharedBChunkRows = 96;
 constexpr int64_t kSmallMRows = 128;
 constexpr int64_t kInPlaceMaxRows = 768;
 constexpr int64_t kInPlaceAFloats = int64_t{1} << 18;

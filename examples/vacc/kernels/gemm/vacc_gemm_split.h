@@ -12,6 +12,7 @@
 #include <functional>
 
 #include "kernels/gemm/vacc_gemm.h"
+#include "kernels/gemm/vacc_gemm_blocking.h"
 #include "kernels/gemm/vacc_gemm_microkernel.h"
 #include "vacc_compute_units.h"
 #include "vacc_shares.h"
@@ -152,6 +153,15 @@ struct RowChunks {
   int64_t count = 1;    // chunks
   int64_t largest = 0;  // rows of the largest chunk
 };
+
+// The packed driver's row chunks: at most MC rows, at least
+// kChunksPerParticipant per unit; when the units share the packed B block
+// (b_shared), no chunk under kSharedBChunkRows, as each chunk streams all of
+// that block from L3 (blocking.h).
+inline RowChunks PackedDriverChunks(int64_t m, int64_t mr, int parts, bool b_shared) {
+  return RowChunks(m, mr, kMC, b_shared ? std::max(mr, kSharedBChunkRows) : mr, parts,
+                   kChunksPerParticipant);
+}
 
 // body(p) for each participant p of a parallel step on `units` (the caller
 // is participant 0), or body(0) alone without units.
