@@ -98,15 +98,18 @@ const Driver kDrivers[] = {kGemm,
                            {"SmallMGemm", &gemm::SmallMGemm},
                            {"NarrowBGemm", &gemm::NarrowBGemm}};
 
+// ldb: B's rows that far apart (at least N; B not transposed), or 0 for N.
 void CheckGemm(const Shape3& s, bool ta, bool tb, TF_DataType dtype, ComputeUnits* units,
-               bool accumulate, const std::string& what, const Driver& driver = kGemm) {
+               bool accumulate, const std::string& what, const Driver& driver = kGemm,
+               int64_t ldb = 0) {
   std::mt19937 rng(static_cast<unsigned>(s.m * 131 + s.k * 7 + s.n + ta * 2 + tb));
   const Operand a = MakeOperand(dtype, s.m * s.k, &rng);
-  const Operand b = MakeOperand(dtype, s.k * s.n, &rng);
+  const Operand b = MakeOperand(dtype, s.k * std::max(s.n, ldb), &rng);
   const Matrix ma = ta ? gemm::RowMajor(a.data(), dtype, s.k, s.m, true)
                        : gemm::RowMajor(a.data(), dtype, s.m, s.k, false);
-  const Matrix mb = tb ? gemm::RowMajor(b.data(), dtype, s.n, s.k, true)
-                       : gemm::RowMajor(b.data(), dtype, s.k, s.n, false);
+  Matrix mb = tb ? gemm::RowMajor(b.data(), dtype, s.n, s.k, true)
+                 : gemm::RowMajor(b.data(), dtype, s.k, s.n, false);
+  if (ldb != 0) mb.row_stride = ldb;
   // C has a leading dimension wider than N: the GEMM must not touch the gap.
   const int64_t ldc = s.n + 3;
   const float kSentinel = 12345.0f;
@@ -343,6 +346,31 @@ TEST_F(GemmTest, SharedPackedBOnTwoAndThreeUnits) {
   }
   CheckGemm(s, false, false, TF_FLOAT, &three, true, "shared B, 3 units, accumulate", packed);
   CheckGemm(s, false, false, TF_BFLOAT16, &two, false, "shared B, bfloat16", packed);
+}
+
+// A B block a unit packs for itself, with rows a multiple of 4 KiB apart
+// (RowsShareCacheSets), is packed a K block at a time by a pass rather
+// than a panel at a time by the first tile (vacc_gemm.cc): float32 rows of
+// 1024 (three column blocks of three K blocks at K = 2100, since a unit
+// keeps all of K of a block packed), bfloat16 rows of 2048, on two units
+// with a block under kSharedPackedBFloats (each its own, both packing by
+// the pass), accumulating, and 1000 columns in rows 1024 apart (the last
+// panel partial).
+TEST_F(GemmTest, PackedDriverPacksBByPassWhenRowsShareCacheSets) {
+  ASSERT_TRUE(gemm::RowsShareCacheSets(1024 * sizeof(float)));
+  ASSERT_FALSE(gemm::RowsShareCacheSets(1000 * sizeof(float)));
+  ComputeUnits two(2, std::chrono::microseconds(50));
+  const Driver packed = kDrivers[1];
+  CheckGemm({50, 2100, 1024}, false, false, TF_FLOAT, nullptr, false, "50x2100x1024", packed);
+  CheckGemm({40, 200, 2048}, false, false, TF_BFLOAT16, nullptr, false, "40x200x2048 bfloat16",
+            packed);
+  const Shape3 own{130, 300, 1024};
+  ASSERT_LT(gemm::CeilDiv(own.n, gemm::CurrentMicroKernel().nr) * gemm::CurrentMicroKernel().nr *
+                own.k,
+            gemm::kSharedPackedBFloats);
+  CheckGemm(own, false, false, TF_FLOAT, &two, true, "130x300x1024, 2 units, accumulate", packed);
+  CheckGemm({60, 100, 1000}, false, false, TF_FLOAT, &two, false, "60x100x1000, rows 1024 apart",
+            packed, 1024);
 }
 
 // The packed driver's row chunks cover every row once; with B shared by the

@@ -5,7 +5,8 @@
 //
 //   for jc in N step NC                  packed B: KC x NC for every K
 //                                        block, each panel packed by the
-//                                        first tile that needs it
+//                                        first tile that needs it (or a
+//                                        K block by a pass: see PackedGemm)
 //     rows of C in chunks of <= MC, dealt to the units as shares (Shares);
 //     each takes its own, then what another has not started
 //       for pc in K step KC
@@ -148,9 +149,26 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   const bool b_shared =
       parts > 1 && CeilDiv(std::min(nc, n), nr) * nr * k >= kSharedPackedBFloats;
   const RowChunks chunks = PackedDriverChunks(m, mr, parts, b_shared);
-  // A float32 B with contiguous rows is packed by the micro-kernel
-  // (run_packing) as it computes a unit's first row tile of each panel.
+  // B is packed a panel at a time, each by the first row tile that needs
+  // it: a float32 B with contiguous rows by the micro-kernel (run_packing),
+  // which reads it in place as it computes that tile. Rows a multiple of 4
+  // KiB apart are the exception (RowsShareCacheSets): a panel's rows then
+  // fall into the same few L1 sets, the lines fetched ahead evict each
+  // other, and that tile waits on B. A unit packs such a B block of its own
+  // a whole K block at a time instead, by a pass that copies four rows at
+  // a time across every panel (PackB); one the units share stays a panel
+  // at a time, so that they split the packing. On an Intel Xeon (Emerald
+  // Rapids class) a profile of 256 x 1024 x 1024 on one unit had the
+  // packing tiles at ~15% of the time for ~3% of the FMAs. The pass against
+  // them (one unit; single calls alternating in one process, order
+  // rotated, medians of 150-400 pairs, beside an identical control pair):
+  // 256 x 1024 x 1024 1.06x, 1024^3 1.04x, 2048^3 1.04x, 512 x 2048 x 1024
+  // 1.02x; two units with blocks of their own (512 x 1024 x 256,
+  // 1024 x 1024 x 384) within 1%. With rows 1000 floats apart the pass ran
+  // 0.97-0.99x: there the first tiles keep packing. AMD not measured.
   const Matrix* b_in_place = b.dtype == TF_FLOAT && b.col_stride == 1 ? &b : nullptr;
+  const bool b_rows_share_sets =
+      b.col_stride == 1 && RowsShareCacheSets(b.row_stride * DtypeBytes(b.dtype));
   // Likewise a float32 A with contiguous rows or columns (transposed), by
   // the tiles of each block's first panel (run_packing_a).
   const Matrix* am = a.InMemory();
@@ -165,9 +183,11 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
     // panel p of it p * nr * kc further; claim pc / kc_max * panels + p. A
     // large one is shared by the participants, the caller's buffer, each
     // panel packed by the first unit to need it; a small one each unit
-    // packs for itself (kSharedPackedBFloats).
+    // packs for itself (kSharedPackedBFloats), by a pass if its rows share
+    // cache sets.
     const int64_t b_floats = panels * nr * k, claim_count = CeilDiv(k, kc_max) * panels;
     const bool share_b = parts > 1 && b_floats >= kSharedPackedBFloats;
+    const bool pack_by_pass = b_rows_share_sets && !share_b;
     float* shared_b = share_b ? t_packed_b.Get(b_floats) : nullptr;
     if (share_b && shared_b == nullptr) std::abort();  // out of host memory
     PanelClaims shared_claims(share_b ? claim_count : 0);
@@ -189,11 +209,17 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
           if (a_in_place == nullptr) a.Pack(row0, rows, pc, kc, uk.mr, packed_a);
           bool a_packed = a_in_place == nullptr;  // else by the first panel's tiles
           const int64_t claim0 = pc / kc_max * panels;  // this K block's claims
-          // The chunk's tiles against panel p, packing it first if pack_b.
+          // The chunk's tiles against panel p, packing it first if pack_b
+          // (and the K block's other panels with it, by a pass).
           auto run_panel = [&](int64_t p, bool pack_b) {
             const int64_t col = jc + p * nr;
             const int n_eff = static_cast<int>(std::min(nr, n - col));
             float* b_panel = packed_b + pc * panels * nr + p * nr * kc;
+            if (pack_b && pack_by_pass) {
+              PackB(b, pc, kc, jc, ncur, uk.nr, packed_b + pc * panels * nr);
+              for (int64_t q = 0; q < panels; ++q) claims.Packed(claim0 + q);
+              pack_b = false;
+            }
             float* c_block = c + row0 * ldc + col;
             // B for the first row tile: the packed panel, or B in place,
             // packed to the panel by that tile.

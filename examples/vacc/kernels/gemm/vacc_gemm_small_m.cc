@@ -118,7 +118,9 @@ void ComputePanels(const PackableA& a, const Matrix& b, float* c, int64_t ldc, b
 // 1.01x, 768 1.03x (in K blocks of KC, not kRowsKC: 1.05x, 1.03x). A
 // stand-alone kernel reading B in place ran 0.95x the packing path at
 // N = 1024 and 0.86x at 2048.
-bool ReadBInPlace(int64_t ldb) { return (ldb * static_cast<int64_t>(sizeof(float))) % 4096 != 0; }
+bool ReadBInPlace(int64_t ldb) {
+  return !RowsShareCacheSets(ldb * static_cast<int64_t>(sizeof(float)));
+}
 
 // A float32 B with contiguous rows: the row kernels can read (or pack) its
 // panels straight from memory.
