@@ -144,11 +144,13 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   // Columns per jc block: a unit keeps all of K of them packed.
   const int64_t nc = std::max(nr, std::min(kNC, kUnitPackedBFloats / k) / nr * nr);
   const int parts = Participants(units);
-  // Whether the units share the first jc block's packed B (as below): then
-  // the row chunks are long (PackedDriverChunks).
-  const bool b_shared =
-      parts > 1 && CeilDiv(std::min(nc, n), nr) * nr * k >= kSharedPackedBFloats;
-  const RowChunks chunks = PackedDriverChunks(m, mr, parts, b_shared);
+  // Whether the units share a jc block's packed B of `cols` columns, all
+  // of K (kSharedPackedBFloats): then the row chunks are long
+  // (PackedDriverChunks, for the first block).
+  auto shares_b = [&](int64_t cols) {
+    return parts > 1 && CeilDiv(cols, nr) * nr * k >= kSharedPackedBFloats;
+  };
+  const RowChunks chunks = PackedDriverChunks(m, mr, parts, shares_b(std::min(nc, n)));
   // B is packed a panel at a time, each by the first row tile that needs
   // it: a float32 B with contiguous rows by the micro-kernel (run_packing),
   // which reads it in place as it computes that tile. Rows a multiple of 4
@@ -168,7 +170,8 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   // 0.97-0.99x: there the first tiles keep packing. AMD not measured.
   const Matrix* b_in_place = b.dtype == TF_FLOAT && b.col_stride == 1 ? &b : nullptr;
   const bool b_rows_share_sets =
-      b.col_stride == 1 && RowsShareCacheSets(b.row_stride * DtypeBytes(b.dtype));
+      b.col_stride == 1 &&
+      RowsShareCacheSets(b.row_stride * static_cast<int64_t>(TF_DataTypeSize(b.dtype)));
   // Likewise a float32 A with contiguous rows or columns (transposed), by
   // the tiles of each block's first panel (run_packing_a).
   const Matrix* am = a.InMemory();
@@ -186,7 +189,7 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
     // packs for itself (kSharedPackedBFloats), by a pass if its rows share
     // cache sets.
     const int64_t b_floats = panels * nr * k, claim_count = CeilDiv(k, kc_max) * panels;
-    const bool share_b = parts > 1 && b_floats >= kSharedPackedBFloats;
+    const bool share_b = shares_b(ncur);
     const bool pack_by_pass = b_rows_share_sets && !share_b;
     float* shared_b = share_b ? t_packed_b.Get(b_floats) : nullptr;
     if (share_b && shared_b == nullptr) std::abort();  // out of host memory

@@ -22,9 +22,6 @@ namespace gemm {
 
 inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Bytes per element of a Matrix (float32, bfloat16 or half).
-inline int64_t DtypeBytes(TF_DataType dtype) { return dtype == TF_FLOAT ? 4 : 2; }
-
 // Whether rows `row_bytes` apart map to the same few sets of the caches: a
 // multiple of 4 KiB, the span of one L1 way on x86 cores (and of 32 of
 // Zen4's 2048 L2 sets). A panel read down such rows, a line or two from
