@@ -440,7 +440,8 @@ TEST(PanelClaims, WaiterSleepsUntilAnotherThreadPacks) {
 // place, or packed per row block when transposed or 16-bit; several K blocks
 // (K = 784: 4 x 196) and row blocks, N from 1 to kNarrowBCols (half-width
 // kernels up to half a panel), on 1 to 3 units and accumulating; and a
-// transposed A with a narrow N, which Gemm computes as C^T = B^T A^T.
+// transposed A with a narrow N, which Gemm computes as C^T = B^T A^T; A's
+// rows a multiple of 4 KiB apart or not (the two kernels of pairs).
 TEST_F(GemmTest, NarrowBInPlaceOrPackedOnOneTwoThreeUnits) {
   const int64_t widest = gemm::kNarrowBCols;
   for (int count : {1, 2, 3}) {
@@ -454,6 +455,14 @@ TEST_F(GemmTest, NarrowBInPlaceOrPackedOnOneTwoThreeUnits) {
     }
   }
   ComputeUnits two(2, std::chrono::microseconds(50));
+  // A's rows 4 KiB apart (K = 1024, RowsShareCacheSets): the pairs of
+  // panels run the kernel that fetches no rows ahead; on two units and
+  // accumulating.
+  const Driver& narrow_b = kDrivers[3];
+  CheckGemm({200, 1024, 128}, false, false, TF_FLOAT, &two, true, "200x1024x128 A rows 4 KiB apart",
+            narrow_b);
+  CheckGemm({150, 1024, 100}, false, false, TF_FLOAT, nullptr, false,
+            "150x1024x100 A rows 4 KiB apart", narrow_b);
   CheckGemm({300, 700, 33}, false, true, TF_FLOAT, &two, true, "300x700x33 B^T accumulate");
   CheckGemm({300, 700, 33}, false, false, TF_BFLOAT16, &two, false, "300x700x33 bfloat16");
   // A transposed and N leaving panels part empty: Gemm computes C^T = B^T A^T.
