@@ -20,12 +20,10 @@ namespace {
 
 using gemm::Matrix;
 
-int64_t ElementBytes(TF_DataType t) { return t == TF_FLOAT || t == TF_INT32 ? 4 : 2; }
-
 // Rows [begin, begin+count) of m.
 Matrix RowSlice(const Matrix& m, int64_t begin, int64_t count) {
   Matrix s = m;
-  s.data = static_cast<const char*>(m.data) + begin * m.row_stride * ElementBytes(m.dtype);
+  s.data = static_cast<const char*>(m.data) + begin * m.row_stride * static_cast<int64_t>(TF_DataTypeSize(m.dtype));
   s.rows = count;
   return s;
 }
@@ -97,7 +95,7 @@ Status RunBatch(const Batch& w, ComputeUnits& units) {
     wide.reset(new float[static_cast<size_t>(count * mn)]);
     c = wide.get();
   }
-  const int64_t esize = ElementBytes(t);
+  const int64_t esize = static_cast<int64_t>(TF_DataTypeSize(t));
   auto one = [&](int64_t i, ComputeUnits* u) {
     const char* a = w.a.as<char>() + w.a_index[i] * w.m * w.k * esize;
     const char* b = w.b.as<char>() + w.b_index[i] * w.k * w.n * esize;
