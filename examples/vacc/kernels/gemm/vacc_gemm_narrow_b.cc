@@ -110,12 +110,12 @@ void NarrowBGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, boo
           if (fetch_a_rows) {
             PairTilesInPlace(direct, kc, a_rows, lda, b_pair, c_block, ldc, rows,
                              static_cast<int>(2 * nr), add, kc, 0);
-            continue;
+          } else {
+            ForEachRowTile(0, rows, direct.pair_max_rows, [&](int64_t i, int tile_rows) {
+              direct.run_b_in_place_pair[tile_rows](kc, a_rows + i * lda, lda, b_pair, 2 * nr,
+                                                    nullptr, c_block + i * ldc, ldc, add);
+            });
           }
-          ForEachRowTile(0, rows, direct.pair_max_rows, [&](int64_t i, int tile_rows) {
-            direct.run_b_in_place_pair[tile_rows](kc, a_rows + i * lda, lda, b_pair, 2 * nr,
-                                                  nullptr, c_block + i * ldc, ldc, add);
-          });
         }
         for (int64_t col = pair_cols; col < n; col += nr) {
           const float* b_panel = b_singles + (col - pair_cols) * kc;
