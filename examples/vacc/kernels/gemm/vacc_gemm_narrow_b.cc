@@ -10,7 +10,10 @@
 //                          packed into this unit's buffer
 //       for each B panel                       KC x NR, stays in L1
 //                                              (A in place on AVX-512:
-//                                              pairs of panels, 2*NR wide)
+//                                              pairs of panels, 2*NR wide,
+//                                              64 KiB, read from L2; A's
+//                                              rows fetched ahead unless
+//                                              they are 4 KiB apart)
 //         for each row tile of the chunk        MR rows, the last two fitted
 //           micro-kernel: tile of C over KC
 //
