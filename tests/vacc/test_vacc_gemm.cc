@@ -359,6 +359,10 @@ TEST_F(GemmTest, SharedPackedBOnTwoAndThreeUnits) {
 TEST_F(GemmTest, PackedDriverPacksBByPassWhenRowsShareCacheSets) {
   ASSERT_TRUE(gemm::RowsShareCacheSets(1024 * sizeof(float)));
   ASSERT_FALSE(gemm::RowsShareCacheSets(1000 * sizeof(float)));
+  // A matrix's rows are measured in bytes: 1024 bfloat16 values are 2 KiB.
+  EXPECT_TRUE(gemm::RowsShareCacheSets(gemm::RowMajor(nullptr, TF_FLOAT, 4, 1024, false)));
+  EXPECT_FALSE(gemm::RowsShareCacheSets(gemm::RowMajor(nullptr, TF_BFLOAT16, 4, 1024, false)));
+  EXPECT_TRUE(gemm::RowsShareCacheSets(gemm::RowMajor(nullptr, TF_BFLOAT16, 4, 2048, false)));
   ComputeUnits two(2, std::chrono::microseconds(50));
   const Driver packed = kDrivers[1];
   CheckGemm({50, 2100, 1024}, false, false, TF_FLOAT, nullptr, false, "50x2100x1024", packed);

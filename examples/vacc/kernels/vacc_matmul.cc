@@ -23,7 +23,8 @@ using gemm::Matrix;
 // Rows [begin, begin+count) of m.
 Matrix RowSlice(const Matrix& m, int64_t begin, int64_t count) {
   Matrix s = m;
-  s.data = static_cast<const char*>(m.data) + begin * m.row_stride * static_cast<int64_t>(TF_DataTypeSize(m.dtype));
+  s.data = static_cast<const char*>(m.data) +
+           begin * m.row_stride * static_cast<int64_t>(TF_DataTypeSize(m.dtype));
   s.rows = count;
   return s;
 }

@@ -169,9 +169,7 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   // 1024 x 1024 x 384) within 1%. With rows 1000 floats apart the pass ran
   // 0.97-0.99x: there the first tiles keep packing. AMD not measured.
   const Matrix* b_in_place = b.dtype == TF_FLOAT && b.col_stride == 1 ? &b : nullptr;
-  const bool b_rows_share_sets =
-      b.col_stride == 1 &&
-      RowsShareCacheSets(b.row_stride * static_cast<int64_t>(TF_DataTypeSize(b.dtype)));
+  const bool b_rows_share_sets = b.col_stride == 1 && RowsShareCacheSets(b);
   // Likewise a float32 A with contiguous rows or columns (transposed), by
   // the tiles of each block's first panel (run_packing_a).
   const Matrix* am = a.InMemory();

@@ -72,8 +72,7 @@ void NarrowBGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, boo
   // rows are a multiple of 4 KiB apart the fetched rows share a few L1 sets
   // and evict the tile's own: 1568 x 128 x 1024 ran 0.97x on two units,
   // so such rows keep run_b_in_place_pair, which fetches nothing.
-  const bool fetch_a_rows =
-      pairs && !RowsShareCacheSets(a_in_place->row_stride * static_cast<int64_t>(sizeof(float)));
+  const bool fetch_a_rows = pairs && !RowsShareCacheSets(*a_in_place);
   // Row chunks: at most MC rows (the chunk's A stays in L2 while every
   // panel passes over it), at least 4 micro-panels, and enough per unit
   // that the last one taken is short.

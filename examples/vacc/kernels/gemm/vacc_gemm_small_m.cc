@@ -108,8 +108,8 @@ void ComputePanels(const PackableA& a, const Matrix& b, float* c, int64_t ldc, b
   }
 }
 
-// Whether every row tile reads B's panels in place, rows `ldb` floats
-// apart, rather than the first tile packing each panel for the others.
+// Whether every row tile reads the panels of a float32 B with contiguous
+// rows in place, rather than the first tile packing each for the others.
 // Unpacked, a panel (KC rows x 2 lines) stays in L2 between the tiles
 // unless its rows are a multiple of 4 KiB apart: then they fall into a
 // few of L2's sets (Zen4: 32 of 2048 at 4 KiB) and evict each other.
@@ -118,9 +118,7 @@ void ComputePanels(const PackableA& a, const Matrix& b, float* c, int64_t ldc, b
 // 1.01x, 768 1.03x (in K blocks of KC, not kRowsKC: 1.05x, 1.03x). A
 // stand-alone kernel reading B in place ran 0.95x the packing path at
 // N = 1024 and 0.86x at 2048.
-bool ReadBInPlace(int64_t ldb) {
-  return !RowsShareCacheSets(ldb * static_cast<int64_t>(sizeof(float)));
-}
+bool ReadBInPlace(const Matrix& b) { return !RowsShareCacheSets(b); }
 
 // A float32 B with contiguous rows: the row kernels can read (or pack) its
 // panels straight from memory.
@@ -131,7 +129,7 @@ const Matrix* FloatBRowsInPlace(const Matrix& b) {
 // Whether every row tile reads both operands in place, nothing packed.
 bool BothInPlace(const PackableA& a, const Matrix& b) {
   return FloatRowsInPlace(a) != nullptr && FloatBRowsInPlace(b) != nullptr &&
-         ReadBInPlace(b.row_stride);
+         ReadBInPlace(b);
 }
 
 }  // namespace

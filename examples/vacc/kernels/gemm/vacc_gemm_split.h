@@ -26,8 +26,13 @@ inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // multiple of 4 KiB, the span of one L1 way on x86 cores (and of 32 of
 // Zen4's 2048 L2 sets). A panel read down such rows, a line or two from
 // each, evicts its own lines: the drivers read or pack it differently
-// (ReadBInPlace in vacc_gemm_small_m.cc, PackedGemm's B packing).
+// (ReadBInPlace in vacc_gemm_small_m.cc, PackedGemm's B packing, the
+// narrow-B path's pairs).
 inline bool RowsShareCacheSets(int64_t row_bytes) { return row_bytes % 4096 == 0; }
+// The same for a matrix in memory with contiguous rows (col_stride 1).
+inline bool RowsShareCacheSets(const Matrix& m) {
+  return RowsShareCacheSets(m.row_stride * static_cast<int64_t>(TF_DataTypeSize(m.dtype)));
+}
 
 // True, with C done, when the product is empty: no rows or columns, or an
 // empty sum (K = 0: C is zeroed, or left as it is when accumulating). Every
