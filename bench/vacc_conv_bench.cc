@@ -9,12 +9,16 @@
 //                    forward_inference, src/dst NHWC, weights in the format
 //                    oneDNN picks (reordered from HWIO once, outside the
 //                    timing), omp_set_num_threads(T)
+//   Conv2D/.../tT/paired   vacc and oneDNN's direct convolution taking turns
+//                    in one loop (vacc_paired_rounds.h); the ratio is taken
+//                    round by round
 //
 // Rates are GFLOP/s: 2 * N*OH*OW * COUT * KH*KW*C per convolution.
 #include <omp.h>
 
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -89,45 +93,77 @@ dnnl::convolution_forward::primitive_desc OneDnnConv(const vacc::ConvGeometry& g
   return dnnl::convolution_forward::primitive_desc(desc, engine);
 }
 
-void OneDnn(benchmark::State& state, Problem p, int threads, dnnl::algorithm algorithm) {
+// oneDNN's convolution of g by `algorithm` as one call over `o` (which must
+// outlive it); the primitive, its memories and the weights' reorder are made
+// here, once.
+vacc_bench::Call OneDnnCall(const vacc::ConvGeometry& g, Operands& o, int threads,
+                            dnnl::algorithm algorithm) {
   using dnnl::memory;
   omp_set_num_threads(threads);
+  struct State {
+    dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+    dnnl::stream stream{engine};
+    memory src, wei, dst;
+    dnnl::convolution_forward conv;
+  };
+  auto st = std::make_shared<State>();
+  const auto pd = OneDnnConv(g, algorithm, st->engine);
+  const memory::dims wei_dims = {g.out_c, g.in_c, g.k_h, g.k_w};
+  st->src = memory(pd.src_desc(), st->engine, o.x.data());
+  st->dst = memory(pd.dst_desc(), st->engine, o.y.data());
+  memory wei_hwio({wei_dims, memory::data_type::f32, memory::format_tag::hwio}, st->engine,
+                  o.filter.data());
+  st->wei = memory(pd.weights_desc(), st->engine);
+  dnnl::reorder(wei_hwio, st->wei).execute(st->stream, wei_hwio, st->wei);  // not timed
+  st->stream.wait();
+  st->conv = dnnl::convolution_forward(pd);
+  return [st] {
+    st->conv.execute(st->stream,
+                     {{DNNL_ARG_SRC, st->src}, {DNNL_ARG_WEIGHTS, st->wei}, {DNNL_ARG_DST, st->dst}});
+    st->stream.wait();
+    return std::string();
+  };
+}
+
+// vacc's Conv2D work on `device` as one call over `o` (which must outlive it).
+vacc_bench::Call VaccCall(const vacc::ConvGeometry& g, Operands& o, vacc_bench::Device& device) {
+  const vacc::Tensor x{TF_FLOAT, g.InputShape(), o.x.data()};
+  const vacc::Tensor filter{TF_FLOAT, g.FilterShape(), o.filter.data()};
+  const vacc::Tensor y{TF_FLOAT, g.OutputShape(), o.y.data()};
+  return [g, x, filter, y, &device] {
+    const vacc::Status s = device.Run(
+        [&](vacc::ComputeUnits& units) { return vacc::Conv2DWork(g, x, filter, y, units); });
+    return s.ok() ? std::string() : s.message;
+  };
+}
+
+void OneDnn(benchmark::State& state, Problem p, int threads, dnnl::algorithm algorithm) {
   const vacc::ConvGeometry g = p.Geometry();
   Operands o(g);
-  dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  dnnl::stream stream(engine);
-  const auto pd = OneDnnConv(g, algorithm, engine);
-  const memory::desc src_md = pd.src_desc(), dst_md = pd.dst_desc();
-  const memory::dims wei_dims = {g.out_c, g.in_c, g.k_h, g.k_w};
-  memory src(src_md, engine, o.x.data()), dst(dst_md, engine, o.y.data());
-  memory wei_hwio({wei_dims, memory::data_type::f32, memory::format_tag::hwio}, engine,
-                  o.filter.data());
-  memory wei(pd.weights_desc(), engine);
-  dnnl::reorder(wei_hwio, wei).execute(stream, wei_hwio, wei);  // not timed
-  stream.wait();
-  dnnl::convolution_forward conv(pd);
-  vacc_bench::TimeGflops(state, p.Flops(), [&] {
-    conv.execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}});
-    stream.wait();
-    return true;
-  });
+  vacc_bench::TimeCallGflops(state, p.Flops(), OneDnnCall(g, o, threads, algorithm));
   vacc_bench::LetWorkerThreadsIdle(threads);
 }
 
 void Vacc(benchmark::State& state, Problem p, int threads, std::vector<std::string> anchors) {
   const vacc::ConvGeometry g = p.Geometry();
   Operands o(g);
-  const vacc::Tensor x{TF_FLOAT, g.InputShape(), o.x.data()};
-  const vacc::Tensor filter{TF_FLOAT, g.FilterShape(), o.filter.data()};
-  const vacc::Tensor y{TF_FLOAT, g.OutputShape(), o.y.data()};
   vacc_bench::Device device(threads);
-  vacc_bench::TimeGflops(state, p.Flops(), [&] {
-    const vacc::Status s = device.Run(
-        [&](vacc::ComputeUnits& units) { return vacc::Conv2DWork(g, x, filter, y, units); });
-    if (!s.ok()) state.SkipWithError(s.message.c_str());
-    return s.ok();
-  });
+  vacc_bench::TimeCallGflops(state, p.Flops(), VaccCall(g, o, device));
   state.SetLabel(vacc_bench::GflopsLabel(anchors));
+}
+
+// vacc and oneDNN's direct convolution taking turns (vacc_paired_rounds.h)
+// over the same operands: the ratio from calls made in the same stretch.
+void Paired(benchmark::State& state, Problem p, int threads, std::string dnnl) {
+  const vacc::ConvGeometry g = p.Geometry();
+  Operands o(g);
+  vacc_bench::Device device(threads);
+  vacc_bench::TimePaired(
+      state, "gflops", "GFLOP/s", p.Flops(),
+      {{"vacc", VaccCall(g, o, device), {}},
+       {dnnl, OneDnnCall(g, o, threads, dnnl::algorithm::convolution_direct),
+        vacc_bench::OpenMpSpin(threads)}});
+  vacc_bench::LetWorkerThreadsIdle(threads);
 }
 
 const Problem kProblems[] = {
@@ -164,6 +200,9 @@ void Register() {
         }
       }
       benchmark::RegisterBenchmark(("Conv2D/" + suffix).c_str(), Vacc, p, t, anchors)
+          ->UseRealTime();
+      benchmark::RegisterBenchmark(("Conv2D/" + suffix + "/paired").c_str(), Paired, p, t,
+                                   dnnl + "/paired")
           ->UseRealTime();
     }
   }

@@ -2,8 +2,10 @@
 //
 // What bench_vacc_matmul, bench_vacc_conv and bench_vacc_elementwise share
 // besides the device stand-in (vacc_bench_device.h): rate reporting
-// (GFLOP/s, GB/s), and labels naming several anchors (baselines measured for
-// the same problem), of which bench/run pairs the benchmark with the fastest.
+// (GFLOP/s, GB/s), labels naming several anchors (baselines measured for
+// the same problem), of which bench/run pairs the benchmark with the
+// fastest, and paired benchmarks, whose anchors take turns with them in one
+// loop (vacc_paired_rounds.h).
 #ifndef TFPLUGIN_BENCH_VACC_DENSE_BENCH_H_
 #define TFPLUGIN_BENCH_VACC_DENSE_BENCH_H_
 
@@ -22,6 +24,7 @@
 #include <benchmark/benchmark.h>
 
 #include "vacc_bench_device.h"
+#include "vacc_paired_rounds.h"
 
 namespace vacc_bench {
 
@@ -68,12 +71,64 @@ inline std::string AnchorLabel(const std::vector<std::string>& candidates, const
   return "anchor=" + names + " metric=" + metric + " unit=" + unit + " better=higher";
 }
 
+// How long a library's worker threads spin after a call on `threads`
+// threads, taking a core from whatever runs next: OpenBLAS's for about 2^28
+// cycles (~0.1 s); libgomp's (oneDNN's OpenMP) ~6 ms here (the CPU time
+// its second thread burned after a 512^3 dnnl_sgemm at t2).
+inline std::chrono::milliseconds OpenBlasSpin(int threads) {
+  return std::chrono::milliseconds(threads > 1 ? 150 : 0);
+}
+inline std::chrono::milliseconds OpenMpSpin(int threads) {
+  return std::chrono::milliseconds(threads > 1 ? 10 : 0);
+}
+
 // An anchor that ran on worker threads (OpenBLAS's pthreads, oneDNN's
-// OpenMP) leaves them spinning after its last call, OpenBLAS for about
-// 2^28 cycles (~0.1 s), taking a core from whatever benchmark the random
-// order runs next. Called after the timed loop, outside the measurement.
+// OpenMP) leaves them spinning after its last call, taking a core from
+// whatever benchmark the random order runs next. Called after the timed
+// loop, outside the measurement.
 inline void LetWorkerThreadsIdle(int threads) {
-  if (threads > 1) std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  std::this_thread::sleep_for(std::max(OpenBlasSpin(threads), OpenMpSpin(threads)));
+}
+
+// Times `call` in the loop as TimeGflops does; a failed call ends the
+// benchmark with its error.
+inline void TimeCallGflops(benchmark::State& state, double flops, const Call& call) {
+  TimeGflops(state, flops, [&] {
+    const std::string error = call();
+    if (!error.empty()) state.SkipWithError(error.c_str());
+    return error.empty();
+  });
+}
+
+// A paired benchmark (vacc_paired_rounds.h): each iteration of the loop is
+// one round of contenders[0] (what the benchmark measures) and its anchors.
+// Counters, per repetition: `metric`, contenders[0]'s rate over all its
+// batches (`units` per call, in billions per second); `metric@NAME`, anchor
+// NAME's; `ratio@NAME`, the median over the rounds of contenders[0]'s speed
+// over NAME's. The label (PairedLabel) tells bench/run to read them.
+inline void TimePaired(benchmark::State& state, const char* metric, const char* unit,
+                       double units, std::vector<Contender> contenders) {
+  std::vector<std::string> anchors;
+  for (size_t i = 1; i < contenders.size(); ++i) anchors.push_back(contenders[i].name);
+  // Short enough for several rounds per repetition; long enough to average
+  // over the few-millisecond stalls this VM has (bench/README.md).
+  PairedRounds rounds(std::move(contenders), std::chrono::milliseconds(20));
+  for (auto _ : state) {
+    if (!rounds.RunRound()) {
+      state.SkipWithError(rounds.error().c_str());
+      return;
+    }
+  }
+  state.counters[metric] = units * rounds.CallsPerSecond(0) / 1e9;
+  for (size_t i = 0; i < anchors.size(); ++i) {
+    state.counters[std::string(metric) + "@" + anchors[i]] =
+        units * rounds.CallsPerSecond(i + 1) / 1e9;
+    state.counters["ratio@" + anchors[i]] = rounds.MedianSpeedup(i + 1);
+  }
+  std::string names;
+  for (const std::string& name : anchors) names += (names.empty() ? "" : "|") + name;
+  state.SetLabel("anchor=" + names + " paired=yes metric=" + metric + " unit=" + unit +
+                 " better=higher");
 }
 
 inline std::string GflopsLabel(const std::vector<std::string>& candidates) {

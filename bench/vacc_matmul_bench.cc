@@ -13,6 +13,10 @@
 //                     gradients issue them), one after the other; the
 //                     anchors make the same eight calls
 //
+//   MatMul/.../tT/paired   vacc, cblas_sgemm and dnnl_sgemm taking turns in
+//                     one loop (vacc_paired_rounds.h); the ratio against
+//                     each anchor is taken round by round
+//
 // Rates are GFLOP/s (2*M*N*K per product). Each MatMul benchmark pairs with
 // whichever anchor had the higher median in this run (the label says which).
 #include <omp.h>
@@ -83,10 +87,11 @@ struct SequenceOperands {
   }
 };
 
-void OpenBlas(benchmark::State& state, Sequence seq, int threads) {
-  SequenceOperands o(seq);
+// The three ways to compute a sequence's products, each as one call over
+// the operands `o` (which must outlive it).
+vacc_bench::Call OpenBlasCall(const Sequence& seq, SequenceOperands& o, int threads) {
   openblas_set_num_threads(threads);
-  vacc_bench::TimeGflops(state, o.flops, [&] {
+  return [&seq, &o] {
     for (size_t i = 0; i < seq.size(); ++i) {
       const Problem& q = seq[i];
       Operands& x = o.ops[i];
@@ -95,36 +100,31 @@ void OpenBlas(benchmark::State& state, Sequence seq, int threads) {
                   x.a.data(), static_cast<int>(q.ta ? q.m : q.k), x.b.data(),
                   static_cast<int>(q.tb ? q.k : q.n), 0.0f, x.c.data(), static_cast<int>(q.n));
     }
-    return true;
-  });
-  vacc_bench::LetWorkerThreadsIdle(threads);
+    return std::string();
+  };
 }
 
-void OneDnn(benchmark::State& state, Sequence seq, int threads) {
-  SequenceOperands o(seq);
+vacc_bench::Call OneDnnCall(const Sequence& seq, SequenceOperands& o, int threads) {
   omp_set_num_threads(threads);
-  vacc_bench::TimeGflops(state, o.flops, [&] {
+  return [&seq, &o] {
     for (size_t i = 0; i < seq.size(); ++i) {
       const Problem& q = seq[i];
       Operands& x = o.ops[i];
       if (dnnl_sgemm(q.ta ? 'T' : 'N', q.tb ? 'T' : 'N', q.m, q.n, q.k, 1.0f, x.a.data(),
                      q.ta ? q.m : q.k, x.b.data(), q.tb ? q.k : q.n, 0.0f, x.c.data(),
                      q.n) != dnnl_success) {
-        state.SkipWithError("dnnl_sgemm failed");
-        return false;
+        return std::string("dnnl_sgemm failed");
       }
     }
-    return true;
-  });
-  vacc_bench::LetWorkerThreadsIdle(threads);
+    return std::string();
+  };
 }
 
 // `queued`: the work goes through the stream's queue to a unit and the host
 // waits for it (VACC_SYNC_KERNELS=0, then a wait), instead of the
 // synchronous kernel's path; the difference is the hand-off's cost.
-void Vacc(benchmark::State& state, Sequence seq, int threads, std::vector<std::string> anchors,
-          bool queued) {
-  SequenceOperands o(seq);
+vacc_bench::Call VaccCall(const Sequence& seq, SequenceOperands& o, vacc_bench::Device& device,
+                          bool queued) {
   std::vector<vacc::Tensor> a, b, c;
   for (size_t i = 0; i < seq.size(); ++i) {
     const Problem& q = seq[i];
@@ -133,21 +133,49 @@ void Vacc(benchmark::State& state, Sequence seq, int threads, std::vector<std::s
     b.push_back({TF_FLOAT, q.tb ? vacc::Shape{q.n, q.k} : vacc::Shape{q.k, q.n}, x.b.data()});
     c.push_back({TF_FLOAT, {q.m, q.n}, x.c.data()});
   }
-  vacc_bench::Device device(threads);
-  vacc_bench::TimeGflops(state, o.flops, [&] {
+  return [&seq, &device, queued, a, b, c] {
     for (size_t i = 0; i < seq.size(); ++i) {
       const auto work = [&](vacc::ComputeUnits& units) {
         return vacc::MatMulWork(a[i], b[i], seq[i].ta, seq[i].tb, c[i], units);
       };
       const vacc::Status s = queued ? device.EnqueueAndWait(work) : device.Run(work);
-      if (!s.ok()) {
-        state.SkipWithError(s.message.c_str());
-        return false;
-      }
+      if (!s.ok()) return s.message;
     }
-    return true;
-  });
+    return std::string();
+  };
+}
+
+void OpenBlas(benchmark::State& state, Sequence seq, int threads) {
+  SequenceOperands o(seq);
+  vacc_bench::TimeCallGflops(state, o.flops, OpenBlasCall(seq, o, threads));
+  vacc_bench::LetWorkerThreadsIdle(threads);
+}
+
+void OneDnn(benchmark::State& state, Sequence seq, int threads) {
+  SequenceOperands o(seq);
+  vacc_bench::TimeCallGflops(state, o.flops, OneDnnCall(seq, o, threads));
+  vacc_bench::LetWorkerThreadsIdle(threads);
+}
+
+void Vacc(benchmark::State& state, Sequence seq, int threads, std::vector<std::string> anchors,
+          bool queued) {
+  SequenceOperands o(seq);
+  vacc_bench::Device device(threads);
+  vacc_bench::TimeCallGflops(state, o.flops, VaccCall(seq, o, device, queued));
   state.SetLabel(vacc_bench::GflopsLabel(anchors));
+}
+
+// vacc and both anchors taking turns (vacc_paired_rounds.h), over the same
+// operands: the ratio from calls made in the same stretch of the machine.
+void Paired(benchmark::State& state, Sequence seq, int threads, std::string blas,
+            std::string dnnl) {
+  SequenceOperands o(seq);
+  vacc_bench::Device device(threads);
+  vacc_bench::TimePaired(state, "gflops", "GFLOP/s", o.flops,
+                         {{"vacc", VaccCall(seq, o, device, false), {}},
+                          {blas, OpenBlasCall(seq, o, threads), vacc_bench::OpenBlasSpin(threads)},
+                          {dnnl, OneDnnCall(seq, o, threads), vacc_bench::OpenMpSpin(threads)}});
+  vacc_bench::LetWorkerThreadsIdle(threads);
 }
 
 // Registers MatMul/<name>/tT against both anchors, and the queued variant.
@@ -165,6 +193,9 @@ void RegisterWithAnchors(const std::string& name, const Sequence& seq, int t, bo
                                  anchors, true)
         ->UseRealTime();
   }
+  benchmark::RegisterBenchmark(("MatMul/" + suffix + "/paired").c_str(), Paired, seq, t,
+                               blas + "/paired", dnnl + "/paired")
+      ->UseRealTime();
 }
 
 const Problem kProblems[] = {

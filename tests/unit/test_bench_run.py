@@ -89,6 +89,60 @@ class PairingTest(unittest.TestCase):
         self.assertAlmostEqual(rows["Op/x"]["ratio"], 2.0)
 
 
+def paired(anchors, gflops, rates, ratios, cvs=None):
+    """A paired benchmark's result: the anchors' rates and the round-by-round
+    ratios are its own counters, as TimePaired (bench/vacc_dense_bench.h)
+    writes them."""
+    entry = {"label": f"anchor={'|'.join(anchors)} paired=yes {GFLOPS}", "time_unit": "ns",
+             "gflops": gflops}
+    for name, rate, ratio in zip(anchors, rates, ratios):
+        entry[f"gflops@{name}"] = rate
+        entry[f"ratio@{name}"] = ratio
+    r = {"median": entry}
+    if cvs is not None:
+        r["cv"] = {f"gflops@{name}": cv for name, cv in zip(anchors, cvs)}
+    return r
+
+
+class PairedTest(unittest.TestCase):
+    def rows(self, results):
+        rows, notes = bench_run.build_rows(results)
+        return {r["name"]: r for r in rows}, notes
+
+    def test_anchor_and_ratio_come_from_the_same_entry(self):
+        rows, notes = self.rows({
+            # Separate anchor benchmarks of the same name are not what a
+            # paired row reads.
+            "anchor/dnnl/paired": result(gflops=1.0),
+            "MatMul/x/paired": paired(["anchor/blas/paired", "anchor/dnnl/paired"], 90.0,
+                                      [20.0, 100.0], [4.4, 0.93], cvs=[0.3, 0.05]),
+        })
+        row = rows["MatMul/x/paired"]
+        self.assertEqual(row["anchor"], "anchor/dnnl/paired")  # the faster anchor
+        self.assertAlmostEqual(row["anchor_value"], 100.0)
+        # The median of the rounds' ratios, not 90 / 100.
+        self.assertAlmostEqual(row["ratio"], 0.93)
+        self.assertAlmostEqual(row["_anchor_cv"], 0.05)
+        self.assertTrue(row["_paired"])
+        self.assertEqual(notes, [])
+
+    def test_no_anchor_counter_says_so(self):
+        rows, notes = self.rows({
+            "MatMul/x/paired": {"median": {
+                "label": f"anchor=anchor/dnnl/paired paired=yes {GFLOPS}", "gflops": 90.0}},
+        })
+        self.assertIsNone(rows["MatMul/x/paired"]["ratio"])
+        self.assertEqual(len(notes), 1)
+        self.assertIn("no gflops@ANCHOR counter", notes[0])
+
+    def test_paired_needs_a_counter_that_is_a_speed(self):
+        rows, notes = self.rows({
+            "Op/x/paired": result("anchor=anchor/a paired=yes", real_time=5.0),
+        })
+        self.assertIsNone(rows["Op/x/paired"]["ratio"])
+        self.assertIn("paired=yes needs metric=COUNTER and better=higher", notes[0])
+
+
 class CollectTest(unittest.TestCase):
     def test_rows_in_registration_order_not_finishing_order(self):
         def agg(name, family):

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// bench/vacc_paired_rounds.h's bookkeeping on a fake clock: calls advance
+// the clock by what they "cost", so every rate and ratio is known (to the
+// rounding of the clock's sums).
+#include "vacc_paired_rounds.h"
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace vacc_bench {
+namespace {
+
+using std::chrono::milliseconds;
+
+struct FakeTime {
+  double now = 0;
+  std::vector<std::pair<double, double>> sleeps;  // (when, seconds)
+  RoundClock Clock() {
+    return {[this] { return now; },
+            [this](std::chrono::nanoseconds d) {
+              sleeps.push_back({now, std::chrono::duration<double>(d).count()});
+              now += std::chrono::duration<double>(d).count();
+            }};
+  }
+  // A call that takes `ms` milliseconds and logs who ran.
+  Call Costing(double ms, std::vector<std::string>* log, std::string name) {
+    return [this, ms, log, name] {
+      now += ms / 1000;
+      if (log) log->push_back(name);
+      return std::string();
+    };
+  }
+};
+
+TEST(PairedRounds, RotatesTheOrderEveryRound) {
+  FakeTime t;
+  PairedRounds rounds({{"vacc", t.Costing(1, nullptr, "")},
+                       {"a", t.Costing(1, nullptr, "")},
+                       {"b", t.Costing(1, nullptr, "")}},
+                      milliseconds(1), t.Clock());
+  const std::vector<std::vector<size_t>> want = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 1, 2}};
+  for (const auto& order : want) {
+    ASSERT_TRUE(rounds.RunRound());
+    EXPECT_EQ(rounds.last_order(), order);
+  }
+  EXPECT_EQ(rounds.rounds(), 4u);
+}
+
+TEST(PairedRounds, BatchesRunUntilTheBatchTimeAfterOneUntimedCall) {
+  FakeTime t;
+  std::vector<std::string> log;
+  PairedRounds rounds({{"vacc", t.Costing(2, &log, "vacc")}, {"a", t.Costing(4, &log, "a")}},
+                      milliseconds(10), t.Clock());
+  ASSERT_TRUE(rounds.RunRound());
+  // vacc: 1 untimed + 5 timed (10 ms); a: 1 untimed + 3 timed (12 ms >= 10).
+  EXPECT_EQ(std::count(log.begin(), log.end(), "vacc"), 6);
+  EXPECT_EQ(std::count(log.begin(), log.end(), "a"), 4);
+  EXPECT_NEAR(rounds.CallsPerSecond(0), 500.0, 1e-9 * 500.0);
+  EXPECT_NEAR(rounds.CallsPerSecond(1), 250.0, 1e-9 * 250.0);
+  EXPECT_NEAR(rounds.MedianSpeedup(1), 2.0, 1e-9 * 2.0);
+}
+
+TEST(PairedRounds, TheUntimedCallTakesTheColdStart) {
+  FakeTime t;
+  int calls = 0;
+  // The first call of every batch is slow (threads asleep, cold caches).
+  Call cold_first = [&] {
+    t.now += (calls++ % 3 == 0) ? 0.1 : 0.001;
+    return std::string();
+  };
+  PairedRounds rounds({{"vacc", t.Costing(1, nullptr, "")}, {"a", cold_first}},
+                      std::chrono::microseconds(1500), t.Clock());
+  ASSERT_TRUE(rounds.RunRound());
+  EXPECT_NEAR(rounds.CallsPerSecond(1), 1000.0, 1e-9 * 1000.0);
+  EXPECT_NEAR(rounds.MedianSpeedup(1), 1.0, 1e-9 * 1.0);
+}
+
+TEST(PairedRounds, SleepsAfterASpinningLibraryOutsideTheTiming) {
+  FakeTime t;
+  PairedRounds rounds({{"vacc", t.Costing(1, nullptr, "")},
+                       {"blas", t.Costing(1, nullptr, ""), milliseconds(150)}},
+                      milliseconds(1), t.Clock());
+  ASSERT_TRUE(rounds.RunRound());  // vacc, then blas
+  ASSERT_EQ(t.sleeps.size(), 1u);
+  EXPECT_DOUBLE_EQ(t.sleeps[0].first, 0.004);  // after blas's batch (2 calls each)
+  EXPECT_DOUBLE_EQ(t.sleeps[0].second, 0.15);
+  ASSERT_TRUE(rounds.RunRound());  // blas, then vacc: vacc starts after the sleep
+  ASSERT_EQ(t.sleeps.size(), 2u);
+  EXPECT_NEAR(rounds.CallsPerSecond(0), 1000.0, 1e-9 * 1000.0);  // no sleep counted
+  EXPECT_NEAR(rounds.CallsPerSecond(1), 1000.0, 1e-9 * 1000.0);
+}
+
+TEST(PairedRounds, TheRatioIsTheMedianOverRounds) {
+  FakeTime t;
+  // vacc's cost per call changes from round to round; the anchor's is 1 ms.
+  const std::vector<double> vacc_ms = {1.0, 0.5, 4.0, 0.25};
+  size_t round = 0;
+  int in_round = 0;
+  Call vacc = [&] {
+    t.now += vacc_ms[round] / 1000;
+    if (++in_round == 2) in_round = 0, ++round;  // 1 untimed + 1 timed call
+    return std::string();
+  };
+  PairedRounds rounds({{"vacc", vacc}, {"a", t.Costing(1, nullptr, "")}}, milliseconds(0),
+                      t.Clock());
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(rounds.RunRound());
+  EXPECT_NEAR(rounds.MedianSpeedup(1), 1.0, 1e-9 * 1.0);  // speedups 1, 2, 0.25
+  ASSERT_TRUE(rounds.RunRound());
+  EXPECT_NEAR(rounds.MedianSpeedup(1), 1.5, 1e-9 * 1.5);  // 1, 2, 0.25, 4: middle two
+  EXPECT_EQ(rounds.MedianSpeedup(0), 0.0);  // contender 0 against itself: none
+}
+
+TEST(PairedRounds, AFailedCallStopsTheRoundAndSaysWhich) {
+  FakeTime t;
+  PairedRounds rounds({{"vacc", t.Costing(1, nullptr, "")},
+                       {"anchor/x", [] { return std::string("dnnl_sgemm failed"); }}},
+                      milliseconds(1), t.Clock());
+  EXPECT_FALSE(rounds.RunRound());
+  EXPECT_EQ(rounds.error(), "anchor/x: dnnl_sgemm failed");
+  EXPECT_EQ(rounds.rounds(), 0u);
+}
+
+}  // namespace
+}  // namespace vacc_bench
