@@ -90,14 +90,19 @@ inline void LetWorkerThreadsIdle(int threads) {
   std::this_thread::sleep_for(std::max(OpenBlasSpin(threads), OpenMpSpin(threads)));
 }
 
-// Times `call` in the loop as TimeGflops does; a failed call ends the
+// Times `call` in the loop as TimeRate does; a failed call ends the
 // benchmark with its error.
-inline void TimeCallGflops(benchmark::State& state, double flops, const Call& call) {
-  TimeGflops(state, flops, [&] {
+inline void TimeCallRate(benchmark::State& state, const char* counter, double units,
+                         const Call& call) {
+  TimeRate(state, counter, units, [&] {
     const std::string error = call();
     if (!error.empty()) state.SkipWithError(error.c_str());
     return error.empty();
   });
+}
+
+inline void TimeCallGflops(benchmark::State& state, double flops, const Call& call) {
+  TimeCallRate(state, "gflops", flops, call);
 }
 
 // A paired benchmark (vacc_paired_rounds.h): each iteration of the loop is

@@ -10,7 +10,9 @@
 // ratio = vacc's rate / the anchor's. bench/README.md describes each one.
 //
 // vacc runs the function its kernel's enqueued work calls (RunBinary,
-// RunUnary) on a vacc stream over 1 or 2 compute units.
+// RunUnary) on a vacc stream over 1 or 2 compute units. The DRAM-sized ops
+// also run /paired: taking turns with their anchors in one loop
+// (vacc_paired_rounds.h), the ratio taken round by round.
 #include <immintrin.h>
 
 #include <cstddef>
@@ -128,88 +130,122 @@ std::string AnchorName(const std::string& kind, AnchorStores stores, int threads
 
 constexpr char kRate[] = "gbps";  // the counter: GB (1e9 bytes) moved per second
 
+// The anchors as calls: an add or a copy of the first n floats.
 template <AnchorStores kStores>
-void AnchorAdd(benchmark::State& state, int threads) {
-  Buffers& m = Bufs();
-  vacc_bench::TimeRate(state, kRate, 3.0 * kN * sizeof(float), [&] {
-    vacc_bench::SplitOnThreads(threads, kN, [&](size_t b, size_t e) { StreamAdd<kStores>(m.a, m.b, m.c, b, e); });
+vacc_bench::Call AnchorAddCall(int threads, size_t n) {
+  return [threads, n] {
+    Buffers& m = Bufs();
+    vacc_bench::SplitOnThreads(threads, n, [&](size_t b, size_t e) { StreamAdd<kStores>(m.a, m.b, m.c, b, e); });
     benchmark::ClobberMemory();
-    return true;
-  });
+    return std::string();
+  };
 }
 
-// A copy of the first n floats of a to c.
 template <AnchorStores kStores>
-void AnchorCopy(benchmark::State& state, int threads, size_t n) {
-  Buffers& m = Bufs();
-  vacc_bench::TimeRate(state, kRate, 2.0 * n * sizeof(float), [&] {
+vacc_bench::Call AnchorCopyCall(int threads, size_t n) {
+  return [threads, n] {
+    Buffers& m = Bufs();
     vacc_bench::SplitOnThreads(threads, n, [&](size_t b, size_t e) { StreamCopy<kStores>(m.a, m.c, b, e); });
     benchmark::ClobberMemory();
-    return true;
-  });
+    return std::string();
+  };
 }
 
-// Registers the anchor `kind` ("stream_add", "stream_copy") with stores
-// kStores, over n floats (a copy; an add is over kN).
-template <AnchorStores kStores>
-void RegisterAnchor(const std::string& kind, int threads, size_t n, const std::string& size,
-                    benchmark::TimeUnit unit) {
-  const std::string name = AnchorName(kind, kStores, threads, size);
-  benchmark::internal::Benchmark* b =
-      kind == "stream_add" ? benchmark::RegisterBenchmark(name.c_str(), AnchorAdd<kStores>, threads)
-                           : benchmark::RegisterBenchmark(name.c_str(), AnchorCopy<kStores>, threads, n);
-  b->UseRealTime()->Unit(unit);
+vacc_bench::Call AnchorCall(const std::string& kind, AnchorStores stores, int threads, size_t n) {
+  const bool add = kind == "stream_add";
+  switch (stores) {
+    case AnchorStores::kPlain:
+      return add ? AnchorAddCall<AnchorStores::kPlain>(threads, n)
+                 : AnchorCopyCall<AnchorStores::kPlain>(threads, n);
+    case AnchorStores::kStream256:
+      return add ? AnchorAddCall<AnchorStores::kStream256>(threads, n)
+                 : AnchorCopyCall<AnchorStores::kStream256>(threads, n);
+    case AnchorStores::kStream512:
+      break;
+  }
+  return add ? AnchorAddCall<AnchorStores::kStream512>(threads, n)
+             : AnchorCopyCall<AnchorStores::kStream512>(threads, n);
 }
 
-// ... with each store kind this CPU runs (AnchorStoreKinds).
+// Bytes an add (c = a + b) or a copy of n floats reads and writes.
+double BytesMoved(const std::string& kind, size_t n) {
+  return (kind == "stream_add" ? 3.0 : 2.0) * static_cast<double>(n) * sizeof(float);
+}
+
+void Anchor(benchmark::State& state, std::string kind, AnchorStores stores, int threads,
+            size_t n) {
+  vacc_bench::TimeCallRate(state, kRate, BytesMoved(kind, n), AnchorCall(kind, stores, threads, n));
+}
+
+// Registers the anchor `kind` ("stream_add", "stream_copy") over n floats
+// with each store kind this CPU runs (AnchorStoreKinds).
 void RegisterAnchors(const std::string& kind, int threads, size_t n, const std::string& size,
                      benchmark::TimeUnit unit) {
-  RegisterAnchor<AnchorStores::kPlain>(kind, threads, n, size, unit);
-  RegisterAnchor<AnchorStores::kStream256>(kind, threads, n, size, unit);
-  if (AnchorStoreKinds().size() > 2) {
-    RegisterAnchor<AnchorStores::kStream512>(kind, threads, n, size, unit);
+  for (AnchorStores stores : AnchorStoreKinds()) {
+    benchmark::RegisterBenchmark(AnchorName(kind, stores, threads, size).c_str(), Anchor, kind,
+                                 stores, threads, n)
+        ->UseRealTime()
+        ->Unit(unit);
   }
 }
 
 // ---- vacc
 
-// Times `work` on a `threads`-unit device and pairs it with the faster of
-// the plain and streaming anchors `kind` ("stream_add", "stream_copy").
-void TimeVacc(benchmark::State& state, int threads, const char* kind, double bytes,
+// Times `work` on a `threads`-unit device and pairs it with the fastest of
+// the anchors `kind` ("stream_add", "stream_copy") over the same bytes;
+// `paired`: the anchors run in the same loop (vacc_paired_rounds.h).
+void TimeVacc(benchmark::State& state, int threads, const char* kind, size_t n,
               const std::function<void(vacc::ComputeUnits&)>& work,
-              const std::string& size = "64Mi") {
+              const std::string& size = "64Mi", bool paired = false) {
+  const double bytes = BytesMoved(kind, n);
   vacc_bench::Device dev(threads);
-  vacc_bench::TimeRate(state, kRate, bytes, [&] {
+  const vacc_bench::Call vacc = [&] {
     dev.Run([&](vacc::ComputeUnits& units) {
       work(units);
       return vacc::Status();
     });
-    return true;
-  });
+    return std::string();
+  };
+  if (paired) {
+    std::vector<vacc_bench::Contender> contenders = {{"vacc", vacc, {}}};
+    for (AnchorStores stores : AnchorStoreKinds()) {
+      contenders.push_back({AnchorName(kind, stores, threads, size) + "/paired",
+                            AnchorCall(kind, stores, threads, n), {}});
+    }
+    vacc_bench::TimePaired(state, kRate, "GB/s", bytes, std::move(contenders));
+    return;
+  }
+  vacc_bench::TimeCallRate(state, kRate, bytes, vacc);
   std::vector<std::string> anchors;
   for (AnchorStores stores : AnchorStoreKinds()) anchors.push_back(AnchorName(kind, stores, threads, size));
   state.SetLabel(vacc_bench::AnchorLabel(anchors, kRate, "GB/s"));
 }
 
 // AddV2 of two same-shape tensors: one vector-vector run per chunk.
-void AddV2(benchmark::State& state, int threads) {
+void AddV2(benchmark::State& state, int threads, bool paired) {
   Buffers& m = Bufs();
   vacc::BroadcastPlan plan;
   vacc::PlanBroadcast({static_cast<int64_t>(kN)}, {static_cast<int64_t>(kN)}, &plan);
-  TimeVacc(state, threads, "stream_add", 3.0 * kN * sizeof(float), [&](vacc::ComputeUnits& units) {
-    vacc::RunBinary(vacc::BinaryOp::kAdd, plan, TF_FLOAT, m.a, m.b, m.c, units);
-  });
+  TimeVacc(
+      state, threads, "stream_add", kN,
+      [&](vacc::ComputeUnits& units) {
+        vacc::RunBinary(vacc::BinaryOp::kAdd, plan, TF_FLOAT, m.a, m.b, m.c, units);
+      },
+      "64Mi", paired);
 }
 
 // BiasAdd NHWC: [kN / C, C] + [C], the bias read from cache (2 streams).
-void BiasAdd(benchmark::State& state, int threads) {
+void BiasAdd(benchmark::State& state, int threads, bool paired) {
   Buffers& m = Bufs();
   vacc::BroadcastPlan plan;
   vacc::PlanBroadcast({static_cast<int64_t>(kN / kChannels), static_cast<int64_t>(kChannels)},
                       {static_cast<int64_t>(kChannels)}, &plan);
-  TimeVacc(state, threads, "stream_copy", 2.0 * kN * sizeof(float), [&](vacc::ComputeUnits& units) {
-    vacc::RunBinary(vacc::BinaryOp::kAdd, plan, TF_FLOAT, m.a, m.b, m.c, units);
-  });
+  TimeVacc(
+      state, threads, "stream_copy", kN,
+      [&](vacc::ComputeUnits& units) {
+        vacc::RunBinary(vacc::BinaryOp::kAdd, plan, TF_FLOAT, m.a, m.b, m.c, units);
+      },
+      "64Mi", paired);
 }
 
 // BiasAdd on the 3x3 Conv2D's output: 25088 rows of 64 (a run each).
@@ -219,18 +255,21 @@ void BiasAddConv(benchmark::State& state, int threads) {
   vacc::PlanBroadcast({static_cast<int64_t>(kConvPixels), static_cast<int64_t>(kConvChannels)},
                       {static_cast<int64_t>(kConvChannels)}, &plan);
   TimeVacc(
-      state, threads, "stream_copy", 2.0 * kConvN * sizeof(float),
+      state, threads, "stream_copy", kConvN,
       [&](vacc::ComputeUnits& units) {
         vacc::RunBinary(vacc::BinaryOp::kAdd, plan, TF_FLOAT, m.a, m.b, m.c, units);
       },
       "1568Ki");
 }
 
-void Relu(benchmark::State& state, int threads) {
+void Relu(benchmark::State& state, int threads, bool paired) {
   Buffers& m = Bufs();
-  TimeVacc(state, threads, "stream_copy", 2.0 * kN * sizeof(float), [&](vacc::ComputeUnits& units) {
-    vacc::RunUnary(vacc::UnaryOp::kRelu, TF_FLOAT, m.a, m.c, kN, units);
-  });
+  TimeVacc(
+      state, threads, "stream_copy", kN,
+      [&](vacc::ComputeUnits& units) {
+        vacc::RunUnary(vacc::UnaryOp::kRelu, TF_FLOAT, m.a, m.c, kN, units);
+      },
+      "64Mi", paired);
 }
 
 }  // namespace
@@ -249,11 +288,20 @@ int main(int argc, char** argv) {
   RegisterAnchors("stream_copy", 1, kConvN, "1568Ki", benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("BiasAdd/25088x64/t1", BiasAddConv, 1)
       ->UseRealTime()->Unit(benchmark::kMicrosecond);
+  // Each op alone and, /paired, taking turns with its anchors in one loop.
   for (int t : {1, 2}) {
-    const std::string suffix = "/t" + std::to_string(t);
-    benchmark::RegisterBenchmark(("AddV2/64Mi" + suffix).c_str(), AddV2, t)->UseRealTime()->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("BiasAdd/65536x1024" + suffix).c_str(), BiasAdd, t)->UseRealTime()->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("Relu/64Mi" + suffix).c_str(), Relu, t)->UseRealTime()->Unit(benchmark::kMillisecond);
+    for (bool paired : {false, true}) {
+      const std::string suffix = "/t" + std::to_string(t) + (paired ? "/paired" : "");
+      benchmark::RegisterBenchmark(("AddV2/64Mi" + suffix).c_str(), AddV2, t, paired)
+          ->UseRealTime()
+          ->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("BiasAdd/65536x1024" + suffix).c_str(), BiasAdd, t, paired)
+          ->UseRealTime()
+          ->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("Relu/64Mi" + suffix).c_str(), Relu, t, paired)
+          ->UseRealTime()
+          ->Unit(benchmark::kMillisecond);
+    }
   }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
