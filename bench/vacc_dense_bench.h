@@ -130,10 +130,7 @@ inline void TimePaired(benchmark::State& state, const char* metric, const char* 
         units * rounds.CallsPerSecond(i + 1) / 1e9;
     state.counters["ratio@" + anchors[i]] = rounds.MedianSpeedup(i + 1);
   }
-  std::string names;
-  for (const std::string& name : anchors) names += (names.empty() ? "" : "|") + name;
-  state.SetLabel("anchor=" + names + " paired=yes metric=" + metric + " unit=" + unit +
-                 " better=higher");
+  state.SetLabel(AnchorLabel(anchors, metric, unit) + " paired=yes");
 }
 
 inline std::string GflopsLabel(const std::vector<std::string>& candidates) {
