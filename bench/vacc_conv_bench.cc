@@ -100,13 +100,13 @@ vacc_bench::Call OneDnnCall(const vacc::ConvGeometry& g, Operands& o, int thread
                             dnnl::algorithm algorithm) {
   using dnnl::memory;
   omp_set_num_threads(threads);
-  struct State {
+  struct Primitive {
     dnnl::engine engine{dnnl::engine::kind::cpu, 0};
     dnnl::stream stream{engine};
     memory src, wei, dst;
     dnnl::convolution_forward conv;
   };
-  auto st = std::make_shared<State>();
+  auto st = std::make_shared<Primitive>();
   const auto pd = OneDnnConv(g, algorithm, st->engine);
   const memory::dims wei_dims = {g.out_c, g.in_c, g.k_h, g.k_w};
   st->src = memory(pd.src_desc(), st->engine, o.x.data());
@@ -118,8 +118,9 @@ vacc_bench::Call OneDnnCall(const vacc::ConvGeometry& g, Operands& o, int thread
   st->stream.wait();
   st->conv = dnnl::convolution_forward(pd);
   return [st] {
-    st->conv.execute(st->stream,
-                     {{DNNL_ARG_SRC, st->src}, {DNNL_ARG_WEIGHTS, st->wei}, {DNNL_ARG_DST, st->dst}});
+    st->conv.execute(st->stream, {{DNNL_ARG_SRC, st->src},
+                                  {DNNL_ARG_WEIGHTS, st->wei},
+                                  {DNNL_ARG_DST, st->dst}});
     st->stream.wait();
     return std::string();
   };

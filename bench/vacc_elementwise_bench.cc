@@ -6,8 +6,9 @@
 // STREAM-style anchors: a plain loop moving the same bytes on the same
 // number of threads, with plain stores, with 256-bit streaming
 // (non-temporal) stores and, where the CPU has AVX-512, with 512-bit ones;
-// the vacc benchmark pairs with the fastest of them in this run. Rates are bytes moved per second (reads + writes), so
-// ratio = vacc's rate / the anchor's. bench/README.md describes each one.
+// the vacc benchmark pairs with the fastest of them in this run. Rates are
+// bytes moved per second (reads + writes), so ratio = vacc's rate / the
+// anchor's. bench/README.md describes each one.
 //
 // vacc runs the function its kernel's enqueued work calls (RunBinary,
 // RunUnary) on a vacc stream over 1 or 2 compute units. The DRAM-sized ops
@@ -135,7 +136,9 @@ template <AnchorStores kStores>
 vacc_bench::Call AnchorAddCall(int threads, size_t n) {
   return [threads, n] {
     Buffers& m = Bufs();
-    vacc_bench::SplitOnThreads(threads, n, [&](size_t b, size_t e) { StreamAdd<kStores>(m.a, m.b, m.c, b, e); });
+    vacc_bench::SplitOnThreads(threads, n, [&](size_t b, size_t e) {
+      StreamAdd<kStores>(m.a, m.b, m.c, b, e);
+    });
     benchmark::ClobberMemory();
     return std::string();
   };
@@ -145,7 +148,9 @@ template <AnchorStores kStores>
 vacc_bench::Call AnchorCopyCall(int threads, size_t n) {
   return [threads, n] {
     Buffers& m = Bufs();
-    vacc_bench::SplitOnThreads(threads, n, [&](size_t b, size_t e) { StreamCopy<kStores>(m.a, m.c, b, e); });
+    vacc_bench::SplitOnThreads(threads, n, [&](size_t b, size_t e) {
+      StreamCopy<kStores>(m.a, m.c, b, e);
+    });
     benchmark::ClobberMemory();
     return std::string();
   };
@@ -217,7 +222,9 @@ void TimeVacc(benchmark::State& state, int threads, const char* kind, size_t n,
   }
   vacc_bench::TimeCallRate(state, kRate, bytes, vacc);
   std::vector<std::string> anchors;
-  for (AnchorStores stores : AnchorStoreKinds()) anchors.push_back(AnchorName(kind, stores, threads, size));
+  for (AnchorStores stores : AnchorStoreKinds()) {
+    anchors.push_back(AnchorName(kind, stores, threads, size));
+  }
   state.SetLabel(vacc_bench::AnchorLabel(anchors, kRate, "GB/s"));
 }
 

@@ -72,10 +72,12 @@ class PairedRounds {
         seconds_(contenders_.size(), 0.0),
         speedups_(contenders_.size()) {}
 
-  // Runs the next round. False when a call failed: error() says which and why.
+  // Runs the next round. False when a call failed: error() says which and
+  // why, and nothing of that round counts.
   bool RunRound() {
     const size_t n = contenders_.size();
-    std::vector<double> rate(n, 0.0);
+    std::vector<int64_t> round_calls(n, 0);
+    std::vector<double> round_seconds(n, 0.0);
     order_.clear();
     for (size_t turn = 0; turn < n; ++turn) {
       const size_t i = (turn + rounds_) % n;
@@ -91,13 +93,18 @@ class PairedRounds {
         ++calls;
         elapsed = clock_.seconds() - start;
       } while (elapsed < batch_seconds_);
-      calls_[i] += calls;
-      seconds_[i] += elapsed;
-      rate[i] = elapsed > 0 ? static_cast<double>(calls) / elapsed : 0;
+      round_calls[i] = calls;
+      round_seconds[i] = elapsed;
       if (contenders_[i].idle_after.count() > 0) clock_.sleep(contenders_[i].idle_after);
     }
-    for (size_t i = 1; i < n; ++i) {
-      if (rate[i] > 0) speedups_[i].push_back(rate[0] / rate[i]);
+    // Speed ratio of contender 0 to i: calls per second, cross-multiplied.
+    for (size_t i = 0; i < n; ++i) {
+      calls_[i] += round_calls[i];
+      seconds_[i] += round_seconds[i];
+      if (i > 0 && round_seconds[0] > 0 && round_seconds[i] > 0) {
+        speedups_[i].push_back(static_cast<double>(round_calls[0]) * round_seconds[i] /
+                               (round_seconds[0] * static_cast<double>(round_calls[i])));
+      }
     }
     ++rounds_;
     return true;

@@ -123,6 +123,8 @@ TEST(PairedRounds, AFailedCallStopsTheRoundAndSaysWhich) {
   EXPECT_FALSE(rounds.RunRound());
   EXPECT_EQ(rounds.error(), "anchor/x: dnnl_sgemm failed");
   EXPECT_EQ(rounds.rounds(), 0u);
+  // vacc's batch of the failed round does not count.
+  EXPECT_EQ(rounds.CallsPerSecond(0), 0.0);
 }
 
 }  // namespace
