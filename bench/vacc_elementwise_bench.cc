@@ -131,25 +131,20 @@ std::string AnchorName(const std::string& kind, AnchorStores stores, int threads
 
 constexpr char kRate[] = "gbps";  // the counter: GB (1e9 bytes) moved per second
 
-// The anchors as calls: an add or a copy of the first n floats.
+// An anchor as a call: the STREAM add (add) or copy of the first n floats,
+// with kStores stores, split on `threads` plain threads. The buffers are
+// made (and faulted in) here, before any call is timed.
 template <AnchorStores kStores>
-vacc_bench::Call AnchorAddCall(int threads, size_t n) {
-  return [threads, n] {
-    Buffers& m = Bufs();
+vacc_bench::Call AnchorLoopCall(bool add, int threads, size_t n) {
+  Buffers* buffers = &Bufs();
+  return [add, threads, n, buffers] {
+    Buffers& m = *buffers;
     vacc_bench::SplitOnThreads(threads, n, [&](size_t b, size_t e) {
-      StreamAdd<kStores>(m.a, m.b, m.c, b, e);
-    });
-    benchmark::ClobberMemory();
-    return std::string();
-  };
-}
-
-template <AnchorStores kStores>
-vacc_bench::Call AnchorCopyCall(int threads, size_t n) {
-  return [threads, n] {
-    Buffers& m = Bufs();
-    vacc_bench::SplitOnThreads(threads, n, [&](size_t b, size_t e) {
-      StreamCopy<kStores>(m.a, m.c, b, e);
+      if (add) {
+        StreamAdd<kStores>(m.a, m.b, m.c, b, e);
+      } else {
+        StreamCopy<kStores>(m.a, m.c, b, e);
+      }
     });
     benchmark::ClobberMemory();
     return std::string();
@@ -160,16 +155,13 @@ vacc_bench::Call AnchorCall(const std::string& kind, AnchorStores stores, int th
   const bool add = kind == "stream_add";
   switch (stores) {
     case AnchorStores::kPlain:
-      return add ? AnchorAddCall<AnchorStores::kPlain>(threads, n)
-                 : AnchorCopyCall<AnchorStores::kPlain>(threads, n);
+      return AnchorLoopCall<AnchorStores::kPlain>(add, threads, n);
     case AnchorStores::kStream256:
-      return add ? AnchorAddCall<AnchorStores::kStream256>(threads, n)
-                 : AnchorCopyCall<AnchorStores::kStream256>(threads, n);
+      return AnchorLoopCall<AnchorStores::kStream256>(add, threads, n);
     case AnchorStores::kStream512:
-      break;
+      return AnchorLoopCall<AnchorStores::kStream512>(add, threads, n);
   }
-  return add ? AnchorAddCall<AnchorStores::kStream512>(threads, n)
-             : AnchorCopyCall<AnchorStores::kStream512>(threads, n);
+  return nullptr;  // not reached: every AnchorStores has its case
 }
 
 // Bytes an add (c = a + b) or a copy of n floats reads and writes.

@@ -28,13 +28,15 @@ def result(label="", gflops=None, real_time=None):
 GFLOPS = "metric=gflops unit=GFLOP/s better=higher"
 
 
-class PairingTest(unittest.TestCase):
-    def rows(self, results):
-        rows, notes = bench_run.build_rows(results)
-        return {r["name"]: r for r in rows}, notes
+def rows_by_name(results):
+    """bench/run's rows for `results`, by name, and its notes."""
+    rows, notes = bench_run.build_rows(results)
+    return {r["name"]: r for r in rows}, notes
 
+
+class PairingTest(unittest.TestCase):
     def test_pairs_with_the_fastest_candidate(self):
-        rows, notes = self.rows({
+        rows, notes = rows_by_name({
             "anchor/blas": result(gflops=80.0),
             "anchor/dnnl": result(gflops=100.0),
             "MatMul/x": result(f"anchor=anchor/blas|anchor/dnnl {GFLOPS}", gflops=90.0),
@@ -45,7 +47,7 @@ class PairingTest(unittest.TestCase):
         self.assertEqual(notes, [])
 
     def test_candidate_order_does_not_matter(self):
-        rows, _ = self.rows({
+        rows, _ = rows_by_name({
             "anchor/blas": result(gflops=120.0),
             "anchor/dnnl": result(gflops=100.0),
             "MatMul/x": result(f"anchor=anchor/dnnl|anchor/blas {GFLOPS}", gflops=90.0),
@@ -54,7 +56,7 @@ class PairingTest(unittest.TestCase):
         self.assertAlmostEqual(rows["MatMul/x"]["ratio"], 0.75)
 
     def test_a_candidate_that_did_not_run_is_skipped(self):
-        rows, notes = self.rows({
+        rows, notes = rows_by_name({
             "anchor/blas": result(gflops=80.0),
             "MatMul/x": result(f"anchor=anchor/blas|anchor/dnnl {GFLOPS}", gflops=100.0),
         })
@@ -63,7 +65,7 @@ class PairingTest(unittest.TestCase):
         self.assertEqual(notes, [])
 
     def test_no_candidate_ran_says_so(self):
-        rows, notes = self.rows({
+        rows, notes = rows_by_name({
             "MatMul/x": result(f"anchor=anchor/blas|anchor/dnnl {GFLOPS}", gflops=100.0),
         })
         self.assertIsNone(rows["MatMul/x"]["anchor"])
@@ -72,7 +74,7 @@ class PairingTest(unittest.TestCase):
         self.assertIn("anchor/blas|anchor/dnnl did not run", notes[0])
 
     def test_for_times_the_fastest_is_the_lowest(self):
-        rows, _ = self.rows({
+        rows, _ = rows_by_name({
             "anchor/a": result(real_time=200.0),
             "anchor/b": result(real_time=100.0),
             "Op/x": result("anchor=anchor/a|anchor/b", real_time=50.0),
@@ -81,7 +83,7 @@ class PairingTest(unittest.TestCase):
         self.assertAlmostEqual(rows["Op/x"]["ratio"], 2.0)
 
     def test_single_anchor_as_before(self):
-        rows, _ = self.rows({
+        rows, _ = rows_by_name({
             "anchor/a": result(real_time=200.0),
             "Op/x": result("anchor=anchor/a", real_time=100.0),
         })
@@ -105,12 +107,8 @@ def paired(anchors, gflops, rates, ratios, cvs=None):
 
 
 class PairedTest(unittest.TestCase):
-    def rows(self, results):
-        rows, notes = bench_run.build_rows(results)
-        return {r["name"]: r for r in rows}, notes
-
     def test_anchor_and_ratio_come_from_the_same_entry(self):
-        rows, notes = self.rows({
+        rows, notes = rows_by_name({
             # Separate anchor benchmarks of the same name are not what a
             # paired row reads.
             "anchor/dnnl/paired": result(gflops=1.0),
@@ -127,7 +125,7 @@ class PairedTest(unittest.TestCase):
         self.assertEqual(notes, [])
 
     def test_no_anchor_counter_says_so(self):
-        rows, notes = self.rows({
+        rows, notes = rows_by_name({
             "MatMul/x/paired": {"median": {
                 "label": f"anchor=anchor/dnnl/paired paired=yes {GFLOPS}", "gflops": 90.0}},
         })
@@ -136,7 +134,7 @@ class PairedTest(unittest.TestCase):
         self.assertIn("no gflops@ANCHOR counter", notes[0])
 
     def test_paired_needs_a_counter_that_is_a_speed(self):
-        rows, notes = self.rows({
+        rows, notes = rows_by_name({
             "Op/x/paired": result("anchor=anchor/a paired=yes", real_time=5.0),
         })
         self.assertIsNone(rows["Op/x/paired"]["ratio"])
