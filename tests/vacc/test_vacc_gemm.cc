@@ -19,6 +19,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <thread>
@@ -618,6 +620,49 @@ TEST_F(GemmTest, PackingAKernelPacksAsMatrixAPack) {
                   << target << (transposed ? " A^T" : " A") << " m " << m << " kc " << kc
                   << " at k " << k << ", row " << r;
             }
+          }
+        }
+      }
+    }
+  }
+}
+
+// The packed kernel's fetch of the next panel into L2 (MicroKernel::run's
+// fetch_l2, NextPanelSlice in vacc_gemm.cc) only fetches: the tile it
+// computes is bit for bit the one it computes without, full or edge,
+// storing or accumulating, at depths around the unrolled steps, on every
+// target; and the fetched memory (NaN, so that any use of it as data would
+// show in C) is left as it was.
+TEST_F(GemmTest, PackedKernelFetchingTheNextPanelComputesTheSameTile) {
+  for (const std::string& target : AvailableSimdTargets()) {
+    Select(target);
+    const gemm::MicroKernel uk = gemm::CurrentMicroKernel();
+    for (int64_t kc : {1, 4, 7, 37, 64}) {
+      std::vector<float> a_panel(static_cast<size_t>(kc * uk.mr));
+      std::vector<float> b_panel(static_cast<size_t>(kc * uk.nr));
+      for (size_t i = 0; i < a_panel.size(); ++i) a_panel[i] = 0.25f * static_cast<float>(i % 7);
+      for (size_t i = 0; i < b_panel.size(); ++i) b_panel[i] = 0.5f - static_cast<float>(i % 5);
+      // kc / 4 lines of 16 floats: all the kernel may fetch.
+      const size_t next_floats = static_cast<size_t>(kc / 4 + 1) * 16;
+      const std::vector<float> nan_panel(next_floats, std::numeric_limits<float>::quiet_NaN());
+      std::vector<float> next = nan_panel;
+      for (int m : {1, uk.mr}) {
+        for (int n : {1, uk.nr}) {
+          for (bool accumulate : {false, true}) {
+            std::vector<float> plain(static_cast<size_t>(uk.mr * uk.nr), 1.0f);
+            std::vector<float> fetching = plain;
+            uk.run(kc, a_panel.data(), b_panel.data(), plain.data(), uk.nr, m, n, accumulate,
+                   nullptr);
+            uk.run(kc, a_panel.data(), b_panel.data(), fetching.data(), uk.nr, m, n, accumulate,
+                   next.data());
+            for (size_t i = 0; i < plain.size(); ++i) {
+              ASSERT_EQ(std::memcmp(&plain[i], &fetching[i], sizeof(float)), 0)
+                  << target << " kc " << kc << " m " << m << " n " << n
+                  << (accumulate ? " accumulating" : "") << ": C[" << i << "] " << plain[i]
+                  << " without the fetch, " << fetching[i] << " with it";
+            }
+            ASSERT_EQ(std::memcmp(next.data(), nan_panel.data(), next_floats * sizeof(float)), 0)
+                << target << " kc " << kc << ": the fetched panel changed";
           }
         }
       }

@@ -68,11 +68,13 @@ enum ASource { kPacked, kRows, kColumns };
 // in place from a row-major float32 B (kPackB true: row k at b + k*b_step),
 // in which case each row of the panel is also stored to b_packed as the
 // packed layout has it, for the tiles after this one.
+// fetch_l2: see MicroKernel::run (NULL: nothing to fetch).
 template <class D, int kMR, bool kPackB, ASource kA>
 HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
                        float* HWY_RESTRICT a_packed, const float* HWY_RESTRICT b,
                        int64_t b_step, float* HWY_RESTRICT b_packed, float* HWY_RESTRICT c,
-                       int64_t ldc, int m, int n, bool accumulate) {
+                       int64_t ldc, int m, int n, bool accumulate,
+                       const float* fetch_l2 = nullptr) {
   const D d;
   const size_t N = hn::Lanes(d);
   constexpr bool kInPlace = kA != kPacked;
@@ -171,6 +173,12 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   if (HWY_NATIVE_FMA) {
     for (; k + 4 <= kc; k += 4) {
       VACC_GEMM_STEP(0) VACC_GEMM_STEP(1) VACC_GEMM_STEP(2) VACC_GEMM_STEP(3)
+      // Into L2 only (prefetcht2 on x86): the lines are for later tiles,
+      // and would evict this tile's panels from L1.
+      if (fetch_l2 != nullptr) {
+        __builtin_prefetch(fetch_l2, 0, 1);
+        fetch_l2 += 64 / sizeof(float);
+      }
       VACC_GEMM_ADVANCE(4)
     }
   }
@@ -228,9 +236,11 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
 
 template <class D, int kMR>
 void KernelF32(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
-               float* HWY_RESTRICT c, int64_t ldc, int m, int n, bool accumulate) {
+               float* HWY_RESTRICT c, int64_t ldc, int m, int n, bool accumulate,
+               const float* fetch_l2) {
   const int64_t nr = static_cast<int64_t>(2 * hn::Lanes(D()));
-  Kernel<D, kMR, false, kPacked>(kc, a, 0, nullptr, b, nr, nullptr, c, ldc, m, n, accumulate);
+  Kernel<D, kMR, false, kPacked>(kc, a, 0, nullptr, b, nr, nullptr, c, ldc, m, n, accumulate,
+                                 fetch_l2);
 }
 
 template <class D, int kMR>
