@@ -18,9 +18,11 @@ struct MicroKernel {
   // C[0..m) x [0..n) (+)= a_panel * b_panel, m <= mr, n <= nr; the panels are
   // zero-padded to mr/nr, so only the store looks at m and n. Unless
   // fetch_l2 is NULL, the kernel also fetches into L2, one line every four
-  // k steps, the kc / 4 consecutive cache lines from fetch_l2 on: a slice
-  // of the next packed panel the caller will use (NextPanelSlice in
-  // vacc_gemm.cc), so that panel is in L2 before its tiles start.
+  // k steps, up to kc / 4 consecutive cache lines from fetch_l2 on (on
+  // targets with native FMA, where its k loop runs four steps at a time;
+  // the others ignore it): a slice of the next packed panel the caller
+  // will use (NextPanelSlice in vacc_gemm.cc), so that panel is in L2
+  // before its tiles start.
   void (*run)(int64_t kc, const float* a_panel, const float* b_panel, float* c, int64_t ldc,
               int m, int n, bool accumulate, const float* fetch_l2) = nullptr;
   // The same for a full NR-wide panel of a row-major float32 B read in
