@@ -225,6 +225,11 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
       float* packed_b = share_b ? shared_b : t_packed_b.Get(b_floats);
       float* packed_a = t_packed_a.Get(chunks.largest * kc_max);  // a chunk's K block
       if (packed_b == nullptr || packed_a == nullptr) std::abort();  // out of host memory
+      // Panel p of the packed K block that starts at row pc0 and is kc0 deep
+      // (the layout above); p = 0 is the block itself.
+      auto packed_panel = [&](int64_t pc0, int64_t kc0, int64_t p) {
+        return packed_b + pc0 * panels * nr + p * nr * kc0;
+      };
       PanelClaims own_claims(share_b ? 0 : claim_count);
       PanelClaims& claims = share_b ? shared_claims : own_claims;
       std::vector<char>& skipped = t_skipped_panels;
@@ -245,20 +250,19 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
           const int64_t next_kc = std::min(kc_max, k - pc - kc);
           auto next_panel = [&](int64_t q) -> PanelRef {
             if (q + 1 < panels) {
-              return {packed_b + pc * panels * nr + (first_panel + q + 1) % panels * nr * kc,
-                      nr * kc};
+              return {packed_panel(pc, kc, (first_panel + q + 1) % panels), nr * kc};
             }
             if (next_kc <= 0) return {};
-            return {packed_b + (pc + kc) * panels * nr + first_panel * nr * next_kc, nr * next_kc};
+            return {packed_panel(pc + kc, next_kc, first_panel), nr * next_kc};
           };
           // The chunk's tiles against panel p, packing it first if pack_b
           // (and the K block's other panels with it, by a pass).
           auto run_panel = [&](int64_t p, bool pack_b, PanelRef next) {
             const int64_t col = jc + p * nr;
             const int n_eff = static_cast<int>(std::min(nr, n - col));
-            float* b_panel = packed_b + pc * panels * nr + p * nr * kc;
+            float* b_panel = packed_panel(pc, kc, p);
             if (pack_b && pack_by_pass) {
-              PackB(b, pc, kc, jc, ncur, uk.nr, packed_b + pc * panels * nr);
+              PackB(b, pc, kc, jc, ncur, uk.nr, packed_panel(pc, kc, 0));
               for (int64_t q = 0; q < panels; ++q) claims.Packed(claim0 + q);
               pack_b = false;
             }
