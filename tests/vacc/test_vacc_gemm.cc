@@ -338,7 +338,7 @@ TEST_F(GemmTest, SharedPackedBOnTwoAndThreeUnits) {
   const gemm::MicroKernel uk = gemm::CurrentMicroKernel();
   ASSERT_GE(gemm::CeilDiv(s.n, uk.nr) * uk.nr * s.k, gemm::kSharedPackedBFloats);
   // Long chunks with shared B: still two, so two units contend for panels.
-  ASSERT_GE(gemm::PackedDriverChunks(s.m, uk.mr, 2, true).count, 2);
+  ASSERT_GE(gemm::PackedDriverChunks(s.m, uk.mr, 2, gemm::kSharedPackedBFloats, true).count, 2);
   ComputeUnits two(2, std::chrono::microseconds(50));
   ComputeUnits three(3, std::chrono::microseconds(50));
   const Driver packed = kDrivers[1];
@@ -380,29 +380,37 @@ TEST_F(GemmTest, PackedDriverPacksBByPassWhenRowsShareCacheSets) {
 }
 
 // The packed driver's row chunks cover every row once; with B shared by the
-// units (in L3, streamed past each chunk) none is shorter than
-// kSharedBChunkRows; otherwise each unit has kChunksPerParticipant.
-TEST(RowChunks, LongWhenUnitsShareBShortOtherwise) {
+// units, or each unit's own B block too large for its L2 (both in L3,
+// streamed past each chunk), none is shorter than kSharedBChunkRows or
+// kOwnStreamedBChunkRows; otherwise each unit has kChunksPerParticipant.
+TEST(RowChunks, LongWhenBStreamsFromL3ShortOtherwise) {
+  enum class B { kOwnSmall, kOwnLarge, kShared };
   for (int64_t mr : {6, 8}) {
     for (int64_t m : {200, 256, 1000, 1024}) {
-      for (bool shared : {false, true}) {
-        const gemm::RowChunks chunks = gemm::PackedDriverChunks(m, mr, 2, shared);
+      for (B b : {B::kOwnSmall, B::kOwnLarge, B::kShared}) {
+        const int64_t b_floats =
+            b == B::kOwnSmall ? gemm::kUnitL2PackedBFloats : gemm::kUnitL2PackedBFloats + 1;
+        const gemm::RowChunks chunks =
+            gemm::PackedDriverChunks(m, mr, 2, b_floats, b == B::kShared);
+        const char* names[] = {" own small B", " own large B", " shared B"};
         const std::string what = "mr " + std::to_string(mr) + " m " + std::to_string(m) +
-                                 (shared ? " shared B" : " own B");
+                                 names[static_cast<int>(b)];
         int64_t next = 0;
         for (int64_t c = 0; c < chunks.count; ++c) {
           ASSERT_EQ(chunks.Row0(c), next) << what << ", chunk " << c;
           next += chunks.Rows(c);
           ASSERT_LE(chunks.Rows(c), gemm::kMC) << what << ", chunk " << c;
-          if (shared) {
+          if (b == B::kShared) {
             EXPECT_GE(chunks.Rows(c), gemm::kSharedBChunkRows) << what << ", chunk " << c;
+          } else if (b == B::kOwnLarge) {
+            EXPECT_GE(chunks.Rows(c), gemm::kOwnStreamedBChunkRows) << what << ", chunk " << c;
           }
         }
         EXPECT_EQ(next, m) << what;
-        if (shared) {
-          EXPECT_GE(chunks.count, 2) << what;
-        } else {
+        if (b == B::kOwnSmall) {
           EXPECT_EQ(chunks.count, 2 * gemm::kChunksPerParticipant) << what;
+        } else {
+          EXPECT_GE(chunks.count, 2) << what;
         }
       }
     }

@@ -172,13 +172,17 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   // Columns per jc block: a unit keeps all of K of them packed.
   const int64_t nc = std::max(nr, std::min(kNC, kUnitPackedBFloats / k) / nr * nr);
   const int parts = Participants(units);
-  // Whether the units share a jc block's packed B of `cols` columns, all
-  // of K (kSharedPackedBFloats): then the row chunks are long
-  // (PackedDriverChunks, for the first block).
+  // A jc block's packed B of `cols` columns, all of K (floats), and
+  // whether the units share it (kSharedPackedBFloats). A large block, shared
+  // or not, makes the row chunks long (PackedDriverChunks, for the first
+  // block).
+  auto block_floats = [&](int64_t cols) { return CeilDiv(cols, nr) * nr * k; };
   auto shares_b = [&](int64_t cols) {
-    return parts > 1 && CeilDiv(cols, nr) * nr * k >= kSharedPackedBFloats;
+    return parts > 1 && block_floats(cols) >= kSharedPackedBFloats;
   };
-  const RowChunks chunks = PackedDriverChunks(m, mr, parts, shares_b(std::min(nc, n)));
+  const int64_t first_cols = std::min(nc, n);
+  const RowChunks chunks =
+      PackedDriverChunks(m, mr, parts, block_floats(first_cols), shares_b(first_cols));
   // B is packed a panel at a time, each by the first row tile that needs
   // it: a float32 B with contiguous rows by the micro-kernel (run_packing),
   // which reads it in place as it computes that tile. Rows a multiple of 4
@@ -214,7 +218,7 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
     // panel packed by the first unit to need it; a small one each unit
     // packs for itself (kSharedPackedBFloats), by a pass if its rows share
     // cache sets.
-    const int64_t b_floats = panels * nr * k, claim_count = CeilDiv(k, kc_max) * panels;
+    const int64_t b_floats = block_floats(ncur), claim_count = CeilDiv(k, kc_max) * panels;
     const bool share_b = shares_b(ncur);
     const bool pack_by_pass = b_rows_share_sets && !share_b;
     float* shared_b = share_b ? t_packed_b.Get(b_floats) : nullptr;

@@ -73,6 +73,22 @@
 //       with IQRs of ~0.1-0.25: this VM is noisy); 64 rows gained less,
 //       128 about as much. 1024^3 and 2048^3 already have chunks of 64-128
 //       rows. Not measured on Zen4.
+//   kOwnStreamedBChunkRows, kUnitL2PackedBFloats  the shortest row chunk
+//       of the packed driver when each unit packs a B block of its own of
+//       more than kUnitL2PackedBFloats (1 MiB): such a block does not stay
+//       in a unit's L2 beside the A block and C, so each chunk streams it
+//       from L3 as it does a shared block (kSharedBChunkRows), and 16-row
+//       chunks (8 per unit of M = 256 on two units) ask more of L3 than a
+//       core gets. On an Intel Xeon (Emerald Rapids class, 2 MiB L2; two
+//       units, alternating in one process in random order, medians of
+//       70-400 calls, M x K x N), chunks of at least 64 rows against 8:
+//       256 x 784 x 512 (the Keras MLP's first layer) 1.06x, 1.105x and
+//       0.99x in three runs, 256 x 900 x 512 1.03x, 256 x 1024 x 384
+//       1.07x, 256 x 1024 x 448 1.13x, 512 x 784 x 512 1.04x; within noise
+//       at 256 x 512 x 640 (1.02x), 512 x 1024 x 384 and 1024 x 784 x 512
+//       (1.00x), 256 x 600 x 512 (0.98x) and 384 x 768 x 512 (0.97x). 32
+//       rows gained less (1.02x), 128 too (1.08x, 1.01x). Not measured on
+//       AMD, whose L2 (Zen3 512 KiB, Zen4 1 MiB) holds less.
 //   kNarrowBCols  the most columns of B the narrow-B path takes
 //       (vacc_gemm_narrow_b.h). Measured on Zen3 against the packed driver
 //       (interleaved, medians): at 2 units 1.03x on 6272 x 256 x 128 (the 1x1
@@ -112,6 +128,8 @@ constexpr int64_t kUnitPackedBFloats = int64_t{1} << 20;
 constexpr int64_t kChunksPerParticipant = 8;
 constexpr int64_t kSharedPackedBFloats = int64_t{1} << 19;
 constexpr int64_t kSharedBChunkRows = 96;
+constexpr int64_t kOwnStreamedBChunkRows = 64;
+constexpr int64_t kUnitL2PackedBFloats = int64_t{1} << 18;
 constexpr int64_t kSmallMRows = 128;
 constexpr int64_t kInPlaceMaxRows = 768;
 constexpr int64_t kInPlaceAFloats = int64_t{1} << 18;

@@ -146,7 +146,7 @@ struct RowChunks {
       : mr(mr), panels(CeilDiv(m, mr)), m(m) {
     count = CeilDiv(panels, std::max<int64_t>(max_rows / mr, 1));
     if (parts > 1) count = CeilDiv(std::max(count, per_part * parts), parts) * parts;
-    count = std::max<int64_t>(1, std::min(count, panels / std::max<int64_t>(min_rows / mr, 1)));
+    count = std::max<int64_t>(1, std::min(count, panels / CeilDiv(std::max(min_rows, mr), mr)));
     largest = CeilDiv(panels, count) * mr;
   }
   int64_t Row0(int64_t c) const { return c * panels / count * mr; }
@@ -167,12 +167,20 @@ struct RowChunks {
 };
 
 // The packed driver's row chunks: at most MC rows, at least
-// kChunksPerParticipant per unit; when the units share the packed B block
-// (b_shared), no chunk under kSharedBChunkRows, as each chunk streams all of
-// that block from L3 (blocking.h).
-inline RowChunks PackedDriverChunks(int64_t m, int64_t mr, int parts, bool b_shared) {
-  return RowChunks(m, mr, kMC, b_shared ? std::max(mr, kSharedBChunkRows) : mr, parts,
-                   kChunksPerParticipant);
+// kChunksPerParticipant per unit, but none shorter than kSharedBChunkRows
+// when the units share the packed B block (b_shared), nor than
+// kOwnStreamedBChunkRows when each packs one of its own of more than
+// kUnitL2PackedBFloats (b_floats, the first block's): either block is in
+// L3, and each chunk streams all of it past its tiles (blocking.h).
+inline RowChunks PackedDriverChunks(int64_t m, int64_t mr, int parts, int64_t b_floats,
+                                    bool b_shared) {
+  int64_t min_rows = mr;
+  if (b_shared) {
+    min_rows = kSharedBChunkRows;
+  } else if (b_floats > kUnitL2PackedBFloats) {
+    min_rows = kOwnStreamedBChunkRows;
+  }
+  return RowChunks(m, mr, kMC, std::max(mr, min_rows), parts, kChunksPerParticipant);
 }
 
 // body(p) for each participant p of a parallel step on `units` (the caller
