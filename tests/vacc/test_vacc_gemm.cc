@@ -650,8 +650,9 @@ TEST_F(GemmTest, PackedKernelFetchingTheNextPanelComputesTheSameTile) {
       std::vector<float> b_panel(static_cast<size_t>(kc * uk.nr));
       for (size_t i = 0; i < a_panel.size(); ++i) a_panel[i] = 0.25f * static_cast<float>(i % 7);
       for (size_t i = 0; i < b_panel.size(); ++i) b_panel[i] = 0.5f - static_cast<float>(i % 5);
-      // kc / 4 lines of 16 floats: all the kernel may fetch.
-      const size_t next_floats = static_cast<size_t>(kc / 4 + 1) * 16;
+      // All the kernel may fetch, and a line more.
+      const size_t next_floats =
+          static_cast<size_t>(gemm::FetchedFloats(kc) + gemm::kFetchLineFloats);
       const std::vector<float> nan_panel(next_floats, std::numeric_limits<float>::quiet_NaN());
       std::vector<float> next = nan_panel;
       for (int m : {1, uk.mr}) {

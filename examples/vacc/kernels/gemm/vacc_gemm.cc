@@ -107,28 +107,27 @@ bool TransposedNarrowGemm(const PackableA& a, const Matrix& b, float* c, int64_t
 
 // A packed B panel: where, and how many floats (none: data NULL).
 // NextPanelSlice: the slice of the next packed B panel that a chunk's row
-// tile number `tile` fetches into L2 as it runs (NULL: none), kc / 4 lines
-// (MicroKernel::run), the tiles one after another: a chunk's first NR / 4
-// tiles (8 on AVX-512) bring the whole panel from L3 while they compute,
-// so the next panel's tiles find it in L2 instead of waiting on L3 (the
-// hardware prefetcher starts each panel afresh). On an Intel Xeon (Emerald
-// Rapids class, one unit; an experimental build alternating with oneDNN
-// call by call, order rotated, medians of 18-149 rounds, two runs), as
-// ratios to oneDNN's time without the fetch -> with it: 256 x 1024 x 1024
-// 0.895 -> 0.943 and 0.893 -> 0.925, 1024^3 0.952 -> 1.000, 512^3 0.904
-// -> 0.929 and 0.916 -> 0.933. With packing skipped in that build, the
-// driver then ran as fast as oneDNN's own kernels on operands it had
-// packed beforehand (1.08-1.09x, 1.07x and 0.99-1.00x of oneDNN's whole
+// tile number `tile` fetches into L2 as it runs (NULL: none),
+// FetchedFloats(kc) floats (MicroKernel::run), the tiles one after another: a
+// chunk's first NR / 4 tiles (8 on AVX-512) bring the whole panel from L3
+// while they compute, so the next panel's tiles find it in L2 instead of
+// waiting on L3 (the hardware prefetcher starts each panel afresh). On an
+// Intel Xeon (Emerald Rapids class, one unit; an experimental build
+// alternating with oneDNN call by call, order rotated, medians of 18-149
+// rounds, two runs), as ratios to oneDNN's time without the fetch -> with it:
+// 256 x 1024 x 1024 0.895 -> 0.943 and 0.893 -> 0.925, 1024^3 0.952 -> 1.000,
+// 512^3 0.904 -> 0.929 and 0.916 -> 0.933. With packing skipped in that
+// build, the driver then ran as fast as oneDNN's own kernels on operands it
+// had packed beforehand (1.08-1.09x, 1.07x and 0.99-1.00x of oneDNN's whole
 // call, against 1.11x, 1.09x and 1.00x for oneDNN's kernels alone), where
-// without the fetch it ran 1.01-1.04x, 1.01x and 0.98x: what remains is
-// the packing (examples/vacc/README.md).
+// without the fetch it ran 1.01-1.04x, 1.01x and 0.98x: what remains is the
+// packing (examples/vacc/README.md).
 struct PanelRef {
   const float* data = nullptr;
   int64_t floats = 0;
 };
 const float* NextPanelSlice(PanelRef next_panel, int64_t tile, int64_t kc) {
-  constexpr int64_t kLineFloats = 64 / sizeof(float);
-  const int64_t first = tile * (kc / 4) * kLineFloats;
+  const int64_t first = tile * FetchedFloats(kc);
   return next_panel.data != nullptr && first < next_panel.floats ? next_panel.data + first
                                                                  : nullptr;
 }

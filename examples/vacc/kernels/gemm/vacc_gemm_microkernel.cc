@@ -185,13 +185,14 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   if (kPackB) b_packed += (S) * 2 * N;
   int64_t k = 0;
   if (HWY_NATIVE_FMA) {
+    static_assert(kFetchKSteps == 4, "fetch_l2 advances once per iteration of four k steps");
     for (; k + 4 <= kc; k += 4) {
       VACC_GEMM_STEP(0) VACC_GEMM_STEP(1) VACC_GEMM_STEP(2) VACC_GEMM_STEP(3)
       // Into L2 only (prefetcht2 on x86): the lines are for later tiles,
       // and would evict this tile's panels from L1.
       if (fetch_l2 != nullptr) {
         __builtin_prefetch(fetch_l2, 0, 1);
-        fetch_l2 += 64 / sizeof(float);
+        fetch_l2 += kFetchLineFloats;
       }
       VACC_GEMM_ADVANCE(4)
     }

@@ -12,15 +12,22 @@
 namespace vacc {
 namespace gemm {
 
+// MicroKernel::run's fetch walk: one cache line of kFetchLineFloats every
+// kFetchKSteps k steps, so a tile kc deep fetches FetchedFloats(kc) floats.
+// The driver cuts the next panel into slices of that size (NextPanelSlice).
+constexpr int64_t kFetchLineFloats = 64 / sizeof(float);
+constexpr int64_t kFetchKSteps = 4;
+inline int64_t FetchedFloats(int64_t kc) { return kc / kFetchKSteps * kFetchLineFloats; }
+
 struct MicroKernel {
   int mr = 0;  // rows of the tile (A panel width)
   int nr = 0;  // columns of the tile (B panel width)
   // C[0..m) x [0..n) (+)= a_panel * b_panel, m <= mr, n <= nr; the panels are
   // zero-padded to mr/nr, so only the store looks at m and n. Unless
-  // fetch_l2 is NULL, the kernel also fetches into L2, one line every four
-  // k steps, up to kc / 4 consecutive cache lines from fetch_l2 on (on
-  // targets with native FMA, where its k loop runs four steps at a time;
-  // the others ignore it): a slice of the next packed panel the caller
+  // fetch_l2 is NULL, the kernel also fetches into L2 the FetchedFloats(kc)
+  // floats from fetch_l2 on, a line every kFetchKSteps k steps (on targets
+  // with native FMA, where its k loop runs four steps at a time; the
+  // others ignore it): a slice of the next packed panel the caller
   // will use (NextPanelSlice in vacc_gemm.cc), so that panel is in L2
   // before its tiles start.
   void (*run)(int64_t kc, const float* a_panel, const float* b_panel, float* c, int64_t ldc,

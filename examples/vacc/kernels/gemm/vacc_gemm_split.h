@@ -174,13 +174,10 @@ struct RowChunks {
 // L3, and each chunk streams all of it past its tiles (blocking.h).
 inline RowChunks PackedDriverChunks(int64_t m, int64_t mr, int parts, int64_t b_floats,
                                     bool b_shared) {
-  int64_t min_rows = mr;
-  if (b_shared) {
-    min_rows = kSharedBChunkRows;
-  } else if (b_floats > kUnitL2PackedBFloats) {
-    min_rows = kOwnStreamedBChunkRows;
-  }
-  return RowChunks(m, mr, kMC, std::max(mr, min_rows), parts, kChunksPerParticipant);
+  const int64_t min_rows = b_shared                          ? kSharedBChunkRows
+                           : b_floats > kUnitL2PackedBFloats ? kOwnStreamedBChunkRows
+                                                             : mr;
+  return RowChunks(m, mr, kMC, min_rows, parts, kChunksPerParticipant);
 }
 
 // body(p) for each participant p of a parallel step on `units` (the caller
