@@ -679,6 +679,81 @@ TEST_F(GemmTest, PackedKernelFetchingTheNextPanelComputesTheSameTile) {
   }
 }
 
+// The same for the row kernels reading B in place (RowsKernel::
+// run_b_in_place and its pairs): fetching the next panel's rows and the
+// next tile's A rows (InPlaceFetch in vacc_gemm_small_m.cc) changes no bit
+// of the tile, at every height, depths around the unrolled steps, storing
+// or accumulating, with more rows to fetch than the tile has steps for;
+// and leaves the fetched rows (NaN) as they were.
+TEST_F(GemmTest, RowKernelsFetchingTheNextPanelComputeTheSameTile) {
+  for (const std::string& target : AvailableSimdTargets()) {
+    Select(target);
+    const gemm::RowsKernel rk = gemm::CurrentRowsKernel();
+    for (const bool pair : {false, true}) {
+      const int most = pair ? rk.pair_max_rows : rk.max_rows;
+      const int64_t width = (pair ? 2 : 1) * rk.nr, ldb = 3 * rk.nr + 5;
+      for (int64_t kc : {1, 2, 3, 37, 64}) {
+        const int64_t fetch_rows = gemm::FetchedRows(kc) + 2;
+        const std::vector<float> nan_rows(static_cast<size_t>(fetch_rows * ldb),
+                                          std::numeric_limits<float>::quiet_NaN());
+        std::vector<float> next = nan_rows;
+        std::vector<float> b(static_cast<size_t>(kc * ldb));
+        for (size_t i = 0; i < b.size(); ++i) b[i] = 0.5f - static_cast<float>(i % 5);
+        for (int rows = 1; rows <= most; ++rows) {
+          const int64_t lda = kc + 3;
+          std::vector<float> a(static_cast<size_t>(rows * lda));
+          for (size_t i = 0; i < a.size(); ++i) a[i] = 0.25f * static_cast<float>(i % 7);
+          auto run = pair ? rk.run_b_in_place_pair[rows] : rk.run_b_in_place[rows];
+          for (bool accumulate : {false, true}) {
+            std::vector<float> plain(static_cast<size_t>(rows * width), 1.0f);
+            std::vector<float> fetching = plain;
+            run(kc, a.data(), lda, b.data(), ldb, plain.data(), width, accumulate, nullptr, 0);
+            run(kc, a.data(), lda, b.data(), ldb, fetching.data(), width, accumulate, next.data(),
+                fetch_rows);
+            const std::string what = target + (pair ? " pair" : " single") + " rows " +
+                                     std::to_string(rows) + " kc " + std::to_string(kc) +
+                                     (accumulate ? " accumulating" : "");
+            for (size_t i = 0; i < plain.size(); ++i) {
+              ASSERT_EQ(std::memcmp(&plain[i], &fetching[i], sizeof(float)), 0)
+                  << what << ": C[" << i << "] " << plain[i] << " without the fetch, "
+                  << fetching[i] << " with it";
+            }
+            ASSERT_EQ(std::memcmp(next.data(), nan_rows.data(), nan_rows.size() * sizeof(float)),
+                      0)
+                << what << ": the fetched rows changed";
+          }
+        }
+      }
+    }
+  }
+}
+
+// How the short-A path cuts the next B panel among a panel's row tiles
+// (InPlaceFetch): consecutive runs from row 0, none longer than a tile
+// fetches, none past the panel, and the whole panel when the tiles have
+// the steps for it (else as much as they have).
+TEST(InPlaceFetch, TilesFetchTheNextPanelInConsecutiveRuns) {
+  for (int64_t tiles : {1, 2, 3, 43}) {
+    for (int64_t kc : {1, 2, 9, 256, 784}) {
+      for (int64_t next_kc : {1, 7, 256, 784, 1024}) {
+        const std::string what = std::to_string(tiles) + " tiles of kc " + std::to_string(kc) +
+                                 ", next panel " + std::to_string(next_kc) + " rows";
+        int64_t covered = 0;
+        for (int64_t t = 0; t < tiles; ++t) {
+          const gemm::FetchRows f = gemm::InPlaceFetch(t, tiles, next_kc, kc);
+          EXPECT_GE(f.count, 0) << what << ", tile " << t;
+          EXPECT_LE(f.count, gemm::FetchedRows(kc)) << what << ", tile " << t;
+          if (f.count > 0) {
+            EXPECT_EQ(f.first, covered) << what << ", tile " << t;
+            covered += f.count;
+          }
+        }
+        EXPECT_EQ(covered, std::min(next_kc, tiles * gemm::FetchedRows(kc))) << what;
+      }
+    }
+  }
+}
+
 TEST(HalfConversion, RoundsToNearestEven) {
   EXPECT_EQ(FromFloat<BFloat16>(1.0f).bits, 0x3f80);
   // 1 + 2^-8 is halfway between bf16 1 and 1 + 2^-7: ties to even (1).

@@ -19,6 +19,7 @@
 
 #include "kernels/gemm/vacc_gemm_microkernel.h"
 #include "kernels/gemm/vacc_gemm_tags-inl.h"
+#include "kernels/vacc_simd.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace vacc {
@@ -68,8 +69,9 @@ enum ASource { kPacked, kRows, kColumns };
 // in place from a row-major float32 B (kPackB true: row k at b + k*b_step),
 // in which case each row of the panel is also stored to b_packed as the
 // packed layout has it, for the tiles after this one.
-// fetch_l2: see MicroKernel::run (NULL: nothing to fetch).
-template <class D, int kMR, bool kPackB, ASource kA>
+// fetch_l2: see MicroKernel::run (NULL: nothing to fetch); kFetchToL1:
+// with prefetcht0 rather than prefetcht2 (FetchWalkToL1).
+template <class D, int kMR, bool kPackB, ASource kA, bool kFetchToL1 = false>
 HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
                        float* HWY_RESTRICT a_packed, const float* HWY_RESTRICT b,
                        int64_t b_step, float* HWY_RESTRICT b_packed, float* HWY_RESTRICT c,
@@ -188,10 +190,14 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
     static_assert(kFetchKSteps == 4, "fetch_l2 advances once per iteration of four k steps");
     for (; k + 4 <= kc; k += 4) {
       VACC_GEMM_STEP(0) VACC_GEMM_STEP(1) VACC_GEMM_STEP(2) VACC_GEMM_STEP(3)
-      // Into L2 only (prefetcht2 on x86): the lines are for later tiles,
-      // and would evict this tile's panels from L1.
+      // Into L2 only (prefetcht2 on x86), unless kFetchToL1: the lines
+      // are for later tiles, and would evict this tile's panels from L1.
       if (fetch_l2 != nullptr) {
-        __builtin_prefetch(fetch_l2, 0, 1);
+        if (kFetchToL1) {
+          __builtin_prefetch(fetch_l2, 0, 3);
+        } else {
+          __builtin_prefetch(fetch_l2, 0, 1);
+        }
         fetch_l2 += kFetchLineFloats;
       }
       VACC_GEMM_ADVANCE(4)
@@ -249,13 +255,13 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   StoreTileCorner(tile, static_cast<int64_t>(2 * N), c, ldc, m, n, accumulate);
 }
 
-template <class D, int kMR>
+template <class D, int kMR, bool kFetchToL1>
 void KernelF32(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
                float* HWY_RESTRICT c, int64_t ldc, int m, int n, bool accumulate,
                const float* fetch_l2) {
   const int64_t nr = static_cast<int64_t>(2 * hn::Lanes(D()));
-  Kernel<D, kMR, false, kPacked>(kc, a, 0, nullptr, b, nr, nullptr, c, ldc, m, n, accumulate,
-                                 fetch_l2);
+  Kernel<D, kMR, false, kPacked, kFetchToL1>(kc, a, 0, nullptr, b, nr, nullptr, c, ldc, m, n,
+                                             accumulate, fetch_l2);
 }
 
 template <class D, int kMR>
@@ -294,20 +300,20 @@ void KernelPackingAnyAF32(int64_t kc, const float* HWY_RESTRICT a, int64_t a_row
 }
 
 template <class D, int kMR>
-MicroKernel MakeMicroKernel() {
+MicroKernel MakeMicroKernel(bool fetch_to_l1) {
   MicroKernel k;
   k.mr = kMR;
   k.nr = static_cast<int>(2 * hn::Lanes(D()));
-  k.run = &KernelF32<D, kMR>;
+  k.run = fetch_to_l1 ? &KernelF32<D, kMR, true> : &KernelF32<D, kMR, false>;
   k.run_packing = &KernelPackingF32<D, kMR>;
   k.run_packing_a = &KernelPackingAnyAF32<D, kMR>;
   k.target = hwy::TargetName(HWY_TARGET);
   return k;
 }
 
-MicroKernel GetMicroKernel(bool half_width) {
-  return half_width ? MakeMicroKernel<HalfTag, kTileRows>()
-                    : MakeMicroKernel<FullTag, kTileRows>();
+MicroKernel GetMicroKernel(bool half_width, bool fetch_to_l1) {
+  return half_width ? MakeMicroKernel<HalfTag, kTileRows>(fetch_to_l1)
+                    : MakeMicroKernel<FullTag, kTileRows>(fetch_to_l1);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -333,8 +339,21 @@ HWY_NOINLINE void StoreTileCorner(const float* tile, int64_t ld, float* c, int64
   }
 }
 
+namespace {
+// Whether the packed kernel's fetch walk (MicroKernel::run's fetch_l2)
+// brings the next panel into L1 too (prefetcht0), not into L2 only. On
+// AMD Zen4 into L1 ran faster (one unit, variants in random order in one
+// process, medians of 150 rounds; the Keras MLP step's sequence of
+// products, operands out of cache): 512 x 256 x 512 A^T 1.01x, 256 x 512
+// x 512 B^T 1.02x, 784 x 256 x 512 A^T 1.01x; hot, 1024^3 and 256 x 1024
+// x 1024 1.00-1.01x. The L2-only walk is what gained on an Intel Xeon
+// (Emerald Rapids class; vacc_gemm.cc, NextPanelSlice), where into L1 was
+// not measured.
+bool FetchWalkToL1() { return HostCpuIsAmd(); }
+}  // namespace
+
 MicroKernel CurrentMicroKernel(bool half_width) {
-  return HWY_DYNAMIC_DISPATCH(GetMicroKernel)(half_width);
+  return HWY_DYNAMIC_DISPATCH(GetMicroKernel)(half_width, FetchWalkToL1());
 }
 
 namespace {

@@ -18,14 +18,20 @@ namespace gemm {
 constexpr int64_t kFetchLineFloats = 64 / sizeof(float);
 constexpr int64_t kFetchKSteps = 4;
 inline int64_t FetchedFloats(int64_t kc) { return kc / kFetchKSteps * kFetchLineFloats; }
+// RowsKernel's in-place fetch: a row of the next panel every
+// kFetchRowKSteps k steps, so a tile kc deep fetches up to
+// FetchedRows(kc) rows.
+constexpr int64_t kFetchRowKSteps = 2;
+inline int64_t FetchedRows(int64_t kc) { return kc / kFetchRowKSteps; }
 
 struct MicroKernel {
   int mr = 0;  // rows of the tile (A panel width)
   int nr = 0;  // columns of the tile (B panel width)
   // C[0..m) x [0..n) (+)= a_panel * b_panel, m <= mr, n <= nr; the panels are
   // zero-padded to mr/nr, so only the store looks at m and n. Unless
-  // fetch_l2 is NULL, the kernel also fetches into L2 the FetchedFloats(kc)
-  // floats from fetch_l2 on, a line every kFetchKSteps k steps (on targets
+  // fetch_l2 is NULL, the kernel also fetches into L2 (and L1 on AMD
+  // cores: FetchWalkToL1) the FetchedFloats(kc) floats from fetch_l2 on,
+  // a line every kFetchKSteps k steps (on targets
   // with native FMA, where its k loop runs four steps at a time; the
   // others ignore it): a slice of the next packed panel the caller
   // will use (NextPanelSlice in vacc_gemm.cc), so that panel is in L2
@@ -106,18 +112,24 @@ struct RowsKernel {
   void (*run_packing[kMaxRows + 1])(int64_t kc, const float* a, int64_t lda, const float* b,
                                     int64_t ldb, float* b_packed, float* c, int64_t ldc,
                                     bool accumulate) = {};
-  // The same reading B in place without packing it (b_packed unused).
+  // The same reading B in place without packing it. Unless fetch is NULL,
+  // it also fetches fetch_rows rows of the panel the caller runs next (as
+  // wide as this one, rows ldb apart from fetch on), one row every
+  // kFetchRowKSteps k steps from the start, up to FetchedRows(kc) rows
+  // (InPlaceFetch in vacc_gemm_small_m.cc cuts that panel among the
+  // tiles), and the next tile's rows of A (the R rows after this tile's).
   void (*run_b_in_place[kMaxRows + 1])(int64_t kc, const float* a, int64_t lda, const float* b,
-                                       int64_t ldb, float* b_packed, float* c, int64_t ldc,
-                                       bool accumulate) = {};
+                                       int64_t ldb, float* c, int64_t ldc, bool accumulate,
+                                       const float* fetch, int64_t fetch_rows) = {};
   // The same for two full panels side by side, one 2*NR-wide tile: A's
   // values are loaded and broadcast once for both, and A is read half as
   // often. Up to pair_max_rows rows, NULL past them and where the target
   // lacks the registers (4R accumulators + 4 B vectors + 1: AVX-512 has
   // them up to 6 rows, AVX2 not at all).
   void (*run_b_in_place_pair[kMaxRows + 1])(int64_t kc, const float* a, int64_t lda,
-                                            const float* b, int64_t ldb, float* b_packed,
-                                            float* c, int64_t ldc, bool accumulate) = {};
+                                            const float* b, int64_t ldb, float* c, int64_t ldc,
+                                            bool accumulate, const float* fetch,
+                                            int64_t fetch_rows) = {};
   // run's twin for two panels packed side by side as one 2*NR-wide panel
   // (b_panel: kc x 2*NR, n <= 2*NR), A in segments as run's: the direct
   // convolution's pairs. Up to pair_max_rows rows, as the pairs above.

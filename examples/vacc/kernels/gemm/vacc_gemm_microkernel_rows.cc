@@ -200,14 +200,27 @@ void RowsKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda, int64_t
 // for packing (vacc_gemm_small_m.cc). kPanels = 2 (not packing) reads two
 // adjacent panels, 4 vectors of each B row: A's values are loaded and
 // broadcast once per 64 columns on AVX-512 (256 x 784 x 512 on Zen4:
-// 1.02-1.03x at t1 and t2 against single panels). Fetching A's rows ahead
-// as RowsKernelF32 does measured 0.99-1.01x here (A is in L2): left out.
+// 1.02-1.03x at t1 and t2 against single panels).
+// Not packing and given a fetch pointer, the kernel also fetches
+// (RowsKernel::run_b_in_place): fetch_rows rows of the panel the caller
+// runs next, a row every kFetchRowKSteps steps, into L1 (prefetcht0); and
+// every 16 k steps the next tile's rows of A (R rows on) at this k, as
+// RowsKernelF32 does. A
+// panel's first tile read it from L3 or memory (rows 2 KiB apart, which the
+// hardware prefetcher does not run ahead of), and the first panel's tiles
+// A. In the Keras MLP step's sequence of products (operands out of cache;
+// Zen4, one unit, variants in random order, medians of 150 rounds) the
+// in-place products ran 256 x 784 x 512 1.02x and 256 x 512 x 512 1.04x;
+// the A fetch alone 1.02-1.03x, the B fetch alone 1.00-1.015x, and with
+// operands in L3 the B fetch 1.02-1.03x, the A fetch nothing. Into L2 only
+// (prefetcht2), the B fetch gained nothing.
 template <int R, class D, bool kPackB, int kPanels = 1>
 void RowsBInPlaceKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda,
                            const float* HWY_RESTRICT b, int64_t ldb,
                            float* HWY_RESTRICT b_packed, float* HWY_RESTRICT c, int64_t ldc,
-                           bool accumulate) {
+                           bool accumulate, const float* fetch, int64_t fetch_rows) {
   static_assert(!kPackB || kPanels == 1, "packs one panel");
+  static_assert(kFetchRowKSteps == 2, "fetches a row per iteration of two k steps");
   constexpr int kVecs = 2 * kPanels;
   const D d;
   const size_t N = hn::Lanes(d);
@@ -234,12 +247,40 @@ void RowsBInPlaceKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda,
   int64_t k = 0;
   if (HWY_NATIVE_FMA) {
     for (; k + 2 <= kc; k += 2) {
+      if (!kPackB && fetch != nullptr) {
+        if (fetch_rows > 0) {
+          HWY_UNROLL(4)
+          for (int v = 0; v < kVecs; ++v) hwy::Prefetch(fetch + v * N);
+          fetch += ldb;
+          --fetch_rows;
+        }
+        if ((k & 15) == 0) {
+          HWY_UNROLL(8)
+          for (int r = 0; r < R; ++r) hwy::Prefetch(a + (r + R) * lda + k);
+        }
+      }
       step(k);
       step(k + 1);
     }
   }
   for (; k < kc; ++k) step(k);
   tile.Store(d, c, ldc, static_cast<int>(kVecs * N), accumulate);
+}
+
+// The table's entries: packing (no fetch), and reading in place (no packed
+// panel).
+template <int R, class D>
+void RowsPackingKernelF32(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb,
+                          float* b_packed, float* c, int64_t ldc, bool accumulate) {
+  RowsBInPlaceKernelF32<R, D, true>(kc, a, lda, b, ldb, b_packed, c, ldc, accumulate, nullptr,
+                                    0);
+}
+template <int R, class D, int kPanels>
+void RowsReadingKernelF32(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb,
+                          float* c, int64_t ldc, bool accumulate, const float* fetch,
+                          int64_t fetch_rows) {
+  RowsBInPlaceKernelF32<R, D, false, kPanels>(kc, a, lda, b, ldb, nullptr, c, ldc, accumulate,
+                                              fetch, fetch_rows);
 }
 
 // Two panels at once take 4R accumulators + 4 B vectors + 1 broadcast: 29
@@ -252,11 +293,11 @@ constexpr int kPairMaxRows = kHasPanelPairs ? 6 : 0;
 template <int R, class D>
 void SetRowsKernels(RowsKernel* k) {
   k->run[R] = &RowsKernelF32<R, D>;
-  k->run_packing[R] = &RowsBInPlaceKernelF32<R, D, true>;
-  k->run_b_in_place[R] = &RowsBInPlaceKernelF32<R, D, false>;
+  k->run_packing[R] = &RowsPackingKernelF32<R, D>;
+  k->run_b_in_place[R] = &RowsReadingKernelF32<R, D, 1>;
   if constexpr (R <= kPairMaxRows) {
     k->run_pair[R] = &RowsKernelF32<R, D, 2>;
-    k->run_b_in_place_pair[R] = &RowsBInPlaceKernelF32<R, D, false, 2>;
+    k->run_b_in_place_pair[R] = &RowsReadingKernelF32<R, D, 2>;
   }
 }
 

@@ -115,7 +115,7 @@ void NarrowBGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, boo
           } else {
             ForEachRowTile(0, rows, direct.pair_max_rows, [&](int64_t i, int tile_rows) {
               direct.run_b_in_place_pair[tile_rows](kc, a_rows + i * lda, lda, b_pair, 2 * nr,
-                                                    nullptr, c_block + i * ldc, ldc, add);
+                                                    c_block + i * ldc, ldc, add, nullptr, 0);
             });
           }
         }

@@ -80,11 +80,26 @@ void ComputePanels(const PackableA& a, const Matrix& b, float* c, int64_t ldc, b
           const bool pair = plan.rows.run_b_in_place_pair[1] != nullptr && p + 1 < p_end &&
                             col + 2 * nr <= n;
           const int most = pair ? plan.rows.pair_max_rows : plan.rows.max_rows;
+          // The panel this unit runs next, which the tiles fetch: the next
+          // of its run in this K block, else the run's first in the next.
+          const int64_t step = pair ? 2 : 1;
+          const float* next = nullptr;
+          int64_t next_kc = kc;
+          if (p + step < p_end) {
+            next = b_at + step * nr;
+          } else if (pc + kc < k) {
+            next = static_cast<const float*>(bm.data) + (pc + kc) * bm.row_stride + p_begin * nr;
+            next_kc = std::min(plan.kc_max, k - pc - kc);
+          }
+          int64_t tiles = 0, tile = 0;
+          ForEachRowTile(0, m, most, [&](int64_t, int) { ++tiles; });
           ForEachRowTile(0, m, most, [&](int64_t row, int tile_rows) {
+            const FetchRows f = InPlaceFetch(tile++, tiles, next_kc, kc);
             (pair ? plan.rows.run_b_in_place_pair
-                  : plan.rows.run_b_in_place)[tile_rows](kc, a_at + row * am.row_stride,
-                                                         am.row_stride, b_at, bm.row_stride,
-                                                         nullptr, c + row * ldc + col, ldc, add);
+                  : plan.rows.run_b_in_place)[tile_rows](
+                kc, a_at + row * am.row_stride, am.row_stride, b_at, bm.row_stride,
+                c + row * ldc + col, ldc, add,
+                next != nullptr ? next + f.first * bm.row_stride : nullptr, f.count);
           });
           if (pair) ++p;
           continue;
@@ -133,6 +148,15 @@ bool BothInPlace(const PackableA& a, const Matrix& b) {
 }
 
 }  // namespace
+
+// A panel's tiles bring the next one in as they go, instead of its first
+// tile waiting on rows 2 KiB apart that the hardware prefetcher does not
+// run ahead of (RowsBInPlaceKernelF32 has the figures).
+FetchRows InPlaceFetch(int64_t tile, int64_t tiles, int64_t next_kc, int64_t kc) {
+  const int64_t per_tile = std::min(CeilDiv(next_kc, tiles), FetchedRows(kc));
+  const int64_t first = tile * per_tile;
+  return {first, std::max(int64_t{0}, std::min(per_tile, next_kc - first))};
+}
 
 bool SmallMApplies(const PackableA& a) { return a.rows() <= kSmallMRows; }
 

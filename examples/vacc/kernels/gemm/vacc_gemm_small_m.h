@@ -31,6 +31,15 @@ bool SmallMApplies(const PackableA& a);
 // of the unit-panels idle). Nothing is packed then.
 bool InPlaceApplies(const PackableA& a, const Matrix& b, ComputeUnits* units);
 
+// The rows of the next B panel that row tile `tile` (of `tiles`, each kc
+// deep) fetches as it runs (RowsKernel::run_b_in_place), the next panel
+// next_kc rows deep: rows [first, first + count), the panel cut into equal
+// runs, one per tile, of at most what a tile fetches (FetchedRows(kc)).
+struct FetchRows {
+  int64_t first = 0, count = 0;
+};
+FetchRows InPlaceFetch(int64_t tile, int64_t tiles, int64_t next_kc, int64_t kc);
+
 // Gemm's contract, for products SmallMApplies or InPlaceApplies to.
 void SmallMGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool accumulate,
                 ComputeUnits* units);
