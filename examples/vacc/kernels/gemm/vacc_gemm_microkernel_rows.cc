@@ -205,15 +205,13 @@ void RowsKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda, int64_t
 // (RowsKernel::run_b_in_place): fetch_rows rows of the panel the caller
 // runs next, a row every kFetchRowKSteps steps, into L1 (prefetcht0); and
 // every 16 k steps the next tile's rows of A (R rows on) at this k, as
-// RowsKernelF32 does. A
-// panel's first tile read it from L3 or memory (rows 2 KiB apart, which the
-// hardware prefetcher does not run ahead of), and the first panel's tiles
-// A. In the Keras MLP step's sequence of products (operands out of cache;
-// Zen4, one unit, variants in random order, medians of 150 rounds) the
-// in-place products ran 256 x 784 x 512 1.02x and 256 x 512 x 512 1.04x;
-// the A fetch alone 1.02-1.03x, the B fetch alone 1.00-1.015x, and with
-// operands in L3 the B fetch 1.02-1.03x, the A fetch nothing. Into L2 only
-// (prefetcht2), the B fetch gained nothing.
+// RowsKernelF32 does. In the Keras MLP step's sequence of products
+// (operands out of cache; Zen4, one unit, variants in random order,
+// medians of 150 rounds) the in-place products ran 256 x 784 x 512 1.02x
+// and 256 x 512 x 512 1.04x: the A fetch alone 1.02-1.03x, the B fetch
+// alone 1.00-1.015x; with operands in L3 the B fetch 1.02-1.03x and the A
+// fetch nothing. Into L2 only (prefetcht2) the B fetch gained nothing, and
+// neither did a run's first tile fetching its own B rows 8-32 ahead.
 template <int R, class D, bool kPackB, int kPanels = 1>
 void RowsBInPlaceKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda,
                            const float* HWY_RESTRICT b, int64_t ldb,

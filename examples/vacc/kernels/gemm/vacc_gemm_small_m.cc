@@ -149,9 +149,8 @@ bool BothInPlace(const PackableA& a, const Matrix& b) {
 
 }  // namespace
 
-// A panel's tiles bring the next one in as they go, instead of its first
-// tile waiting on rows 2 KiB apart that the hardware prefetcher does not
-// run ahead of (RowsBInPlaceKernelF32 has the figures).
+// A panel's tiles bring the next one into L1 as they go, spread evenly
+// (RowsBInPlaceKernelF32 has the figures).
 FetchRows InPlaceFetch(int64_t tile, int64_t tiles, int64_t next_kc, int64_t kc) {
   const int64_t per_tile = std::min(CeilDiv(next_kc, tiles), FetchedRows(kc));
   const int64_t first = tile * per_tile;
