@@ -518,18 +518,22 @@ TEST_F(GemmTest, MicroKernelShapePerTarget) {
 
 // The in-place row tiles cover each row once, none taller than allowed,
 // and a remainder of 1-3 rows is shared with the tile before it (no tile
-// under 3 rows unless all the rows are fewer: 7 rows of at most 6 are 4+3).
+// under 3 rows unless all the rows are fewer: 7 rows of at most 6 are 4+3),
+// so there are as many tiles as without sharing (the short-A path's
+// InPlaceFetch counts them so).
 TEST(RowTiles, CoverEveryRowOnceWithoutShortRemainders) {
   for (const int most : {6, 8}) {
     for (int64_t rows = 0; rows <= 50; ++rows) {
-      int64_t next = 0;
+      int64_t next = 0, tiles = 0;
       gemm::ForEachRowTile(0, rows, most, [&](int64_t row, int r) {
         EXPECT_EQ(row, next) << "most " << most << " rows " << rows;
         EXPECT_GE(r, std::min<int64_t>(rows, 3)) << "most " << most << " rows " << rows;
         EXPECT_LE(r, most) << "most " << most << " rows " << rows;
         next = row + r;
+        ++tiles;
       });
       EXPECT_EQ(next, rows) << "most " << most;
+      EXPECT_EQ(tiles, gemm::CeilDiv(rows, most)) << "most " << most << " rows " << rows;
     }
   }
 }

@@ -363,9 +363,9 @@ namespace {
 // process, medians of 150 rounds; the Keras MLP step's sequence of
 // products, operands out of cache): 512 x 256 x 512 A^T 1.01x, 256 x 512
 // x 512 B^T 1.02x, 784 x 256 x 512 A^T 1.01x; hot, 1024^3 1.01x (two
-// runs), 2048^3 1.01x, 256 x 1024 x 1024 1.00x. The L2-only walk is what gained on an Intel Xeon
-// (Emerald Rapids class; vacc_gemm.cc, NextPanelSlice), where into L1 was
-// not measured.
+// runs), 2048^3 1.01x, 256 x 1024 x 1024 1.00x. The L2-only walk is what
+// gained on an Intel Xeon (Emerald Rapids class; vacc_gemm.cc,
+// NextPanelSlice), where into L1 was not measured.
 bool FetchWalkToL1() { return HostCpuIsAmd(); }
 }  // namespace
 

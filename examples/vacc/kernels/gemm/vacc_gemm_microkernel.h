@@ -30,12 +30,11 @@ struct MicroKernel {
   // C[0..m) x [0..n) (+)= a_panel * b_panel, m <= mr, n <= nr; the panels are
   // zero-padded to mr/nr, so only the store looks at m and n. Unless
   // fetch_l2 is NULL, the kernel also fetches into L2 (and L1 on AMD
-  // cores: FetchWalkToL1) the FetchedFloats(kc) floats from fetch_l2 on,
-  // a line every kFetchKSteps k steps (on targets
-  // with native FMA, where its k loop runs four steps at a time; the
-  // others ignore it): a slice of the next packed panel the caller
-  // will use (NextPanelSlice in vacc_gemm.cc), so that panel is in L2
-  // before its tiles start.
+  // cores: FetchWalkToL1) the FetchedFloats(kc) floats from fetch_l2 on, a
+  // line every kFetchKSteps k steps (on targets with native FMA, where its
+  // k loop runs four steps at a time; the others ignore it): a slice of
+  // the next packed panel the caller will use (NextPanelSlice in
+  // vacc_gemm.cc), so that panel is in L2 before its tiles start.
   void (*run)(int64_t kc, const float* a_panel, const float* b_panel, float* c, int64_t ldc,
               int m, int n, bool accumulate, const float* fetch_l2) = nullptr;
   // The same for a full NR-wide panel of a row-major float32 B read in
@@ -117,7 +116,8 @@ struct RowsKernel {
   // wide as this one, rows ldb apart from fetch on), one row every
   // kFetchRowKSteps k steps from the start, up to FetchedRows(kc) rows
   // (InPlaceFetch in vacc_gemm_small_m.cc cuts that panel among the
-  // tiles), and the next tile's rows of A (the R rows after this tile's).
+  // tiles), and the next tile's rows of A (the R rows after this tile's);
+  // on targets with native FMA, as run's fetch_l2.
   void (*run_b_in_place[kMaxRows + 1])(int64_t kc, const float* a, int64_t lda, const float* b,
                                        int64_t ldb, float* c, int64_t ldc, bool accumulate,
                                        const float* fetch, int64_t fetch_rows) = {};
