@@ -77,15 +77,22 @@ thread_local PackBuffer t_transposed_c;  // C^T of TransposedNarrowGemm
 thread_local PackBuffer t_narrow_rows;   // B^T's rows, contiguous (TransposedNarrowGemm)
 
 // B^T (n x k) as a row-major float32 matrix: B's own memory if its columns
-// are contiguous, else copied into t_narrow_rows (n is small) by packing it
-// as A panels one row wide, which is its row-major layout. With contiguous
-// rows the short-A path reads both operands in place.
+// are contiguous, else copied into t_narrow_rows (n is small). With
+// contiguous rows the short-A path reads both operands in place. (Packing
+// it as A panels one row wide, MatrixA::Pack, gives the same layout, but
+// 512 x 256 x 10 A^T ran 82.6 us with it against 71.0 with this loop, one
+// run each in the Keras step's sequence on Zen4.)
 Matrix ContiguousTransposedRows(const Matrix& b) {
   const Matrix bt = Transposed(b);
   if (bt.dtype != TF_FLOAT || bt.col_stride == 1) return bt;
   float* rows = t_narrow_rows.Get(bt.rows * bt.cols);
   if (rows == nullptr) std::abort();  // out of host memory
-  MatrixA(bt).Pack(0, bt.rows, 0, bt.cols, /*mr=*/1, rows);
+  const float* src = static_cast<const float*>(bt.data);
+  for (int64_t i = 0; i < bt.rows; ++i) {
+    for (int64_t j = 0; j < bt.cols; ++j) {
+      rows[i * bt.cols + j] = src[i * bt.row_stride + j * bt.col_stride];
+    }
+  }
   Matrix copy = bt;
   copy.data = rows;
   copy.row_stride = bt.cols;
