@@ -49,8 +49,9 @@ thread_local PackBuffer t_windows;  // each unit's border windows (CopyWindow)
 // row, rather than once by all of them before the rows: the pack takes
 // ~2 us (the 7x7 RGB stem's 37 KiB), less than the units' hand-over and
 // wait around a parallel step of its own (~5 us on Zen4, at 2 units).
-// Measured on the stem at 2 units (Zen4, interleaved, medians of 5):
-// 219.1 against 215.2 GFLOP/s, 0.967 against 0.962 of oneDNN paired.
+// Measured on the stem at 2 units (Zen4, builds interleaved, medians of
+// 5): 0.974 against 0.965 of oneDNN (paired rounds); alone, 219.1 against
+// 215.2 GFLOP/s. At 1 unit the same work runs in the same order.
 constexpr int64_t kPackPerUnitBytes = 64 << 10;
 // Which call a unit's t_filter holds (with kPackPerUnitBytes): calls are
 // numbered, so a unit repacks when it joins the next one.
