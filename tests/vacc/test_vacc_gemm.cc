@@ -338,7 +338,9 @@ TEST_F(GemmTest, SharedPackedBOnTwoAndThreeUnits) {
   const gemm::MicroKernel uk = gemm::CurrentMicroKernel();
   ASSERT_GE(gemm::CeilDiv(s.n, uk.nr) * uk.nr * s.k, gemm::kSharedPackedBFloats);
   // Long chunks with shared B: still two, so two units contend for panels.
-  ASSERT_GE(gemm::PackedDriverChunks(s.m, uk.mr, 2, gemm::kSharedPackedBFloats, true).count, 2);
+  const int64_t kc = gemm::CeilDiv(s.k, gemm::CeilDiv(s.k, gemm::kKC));  // as PackedGemm's
+  ASSERT_GE(gemm::PackedDriverChunks(s.m, uk.mr, kc, 2, gemm::kSharedPackedBFloats, true).count,
+            2);
   ComputeUnits two(2, std::chrono::microseconds(50));
   ComputeUnits three(3, std::chrono::microseconds(50));
   const Driver packed = kDrivers[1];
@@ -383,6 +385,9 @@ TEST_F(GemmTest, PackedDriverPacksBByPassWhenRowsShareCacheSets) {
 // units, or each unit's own B block too large for its L2 (both in L3,
 // streamed past each chunk), none is shorter than kSharedBChunkRows or
 // kOwnStreamedBChunkRows; otherwise each unit has kChunksPerParticipant.
+// The units have equal shares: a whole number of chunks each, also where
+// the shortest chunk allowed sets the count (1000 rows, own large B: 125
+// micro-panels of 8 rows in chunks of at least 8, at most 15 of them: 14).
 TEST(RowChunks, LongWhenBStreamsFromL3ShortOtherwise) {
   enum class B { kOwnSmall, kOwnLarge, kShared };
   for (int64_t mr : {6, 8}) {
@@ -391,10 +396,13 @@ TEST(RowChunks, LongWhenBStreamsFromL3ShortOtherwise) {
         const int64_t b_floats =
             b == B::kOwnSmall ? gemm::kUnitL2PackedBFloats : gemm::kUnitL2PackedBFloats + 1;
         const gemm::RowChunks chunks =
-            gemm::PackedDriverChunks(m, mr, 2, b_floats, b == B::kShared);
+            gemm::PackedDriverChunks(m, mr, gemm::kKC, 2, b_floats, b == B::kShared);
         const char* names[] = {" own small B", " own large B", " shared B"};
         const std::string what = "mr " + std::to_string(mr) + " m " + std::to_string(m) +
                                  names[static_cast<int>(b)];
+        if (chunks.count >= 2) {
+          EXPECT_EQ(chunks.count % 2, 0) << what;
+        }
         int64_t next = 0;
         for (int64_t c = 0; c < chunks.count; ++c) {
           ASSERT_EQ(chunks.Row0(c), next) << what << ", chunk " << c;
@@ -415,6 +423,32 @@ TEST(RowChunks, LongWhenBStreamsFromL3ShortOtherwise) {
       }
     }
   }
+}
+
+// On one unit a chunk is the packed A block that stays in L2 while the B
+// panels pass: at most kPackedAFloats values deep, so a K block of KC
+// values takes fewer rows than one of KC / 4 (which takes MC).
+TEST(RowChunks, OneUnitsABlockFitsItsBudget) {
+  for (int64_t mr : {6, 8}) {
+    for (int64_t kc : {gemm::kKC / 4, gemm::kKC / 2, gemm::kKC}) {
+      const int64_t most = std::min(gemm::kMC, gemm::kPackedAFloats / kc);
+      for (int64_t m : {200, 1000, 2048}) {
+        for (int64_t b_floats : {gemm::kUnitL2PackedBFloats, gemm::kUnitL2PackedBFloats * 8}) {
+          const gemm::RowChunks chunks = gemm::PackedDriverChunks(m, mr, kc, 1, b_floats, false);
+          const std::string what = "mr " + std::to_string(mr) + " kc " + std::to_string(kc) +
+                                   " m " + std::to_string(m) + " B " + std::to_string(b_floats);
+          int64_t rows = 0;
+          for (int64_t c = 0; c < chunks.count; ++c) {
+            EXPECT_LE(chunks.Rows(c), most) << what << ", chunk " << c;
+            rows += chunks.Rows(c);
+          }
+          EXPECT_EQ(rows, m) << what;
+        }
+      }
+    }
+  }
+  EXPECT_LT(gemm::PackedDriverChunks(2048, 8, gemm::kKC, 1, 0, false).largest,
+            gemm::PackedDriverChunks(2048, 8, gemm::kKC / 4, 1, 0, false).largest);
 }
 
 // Who packs a shared panel: the first to ask claims it; others see it busy

@@ -37,6 +37,15 @@
 //       do not evict it (144 x 1024 floats = 576 KiB since KC = 1024:
 //       more than Zen3's L2 holds beside B, over half of Zen4's; 288 rows
 //       measured the same as 144 on Zen4 at KC = 512).
+//   kPackedAFloats  the most values of the packed driver's A block (a row
+//       chunk, kc deep) when its unit packs B for itself: 72 rows at KC =
+//       1024 (288 KiB, a quarter of Zen4's L2), MC at KC = 512 and below.
+//       Zen4, one unit (builds alternating, paired with oneDNN, medians
+//       of 4 rounds, four experiments): 2048^3 1.02-1.03x against 144
+//       rows (576 KiB), 1024^3 0.99-1.02x; 48 and 96 rows gained less at
+//       2048^3. At two units the chunks whose units share B keep MC rows
+//       (each streams the shared block from L3): halved, 2048^3 measured
+//       0.97-0.98x, within this VM's noise but never above.
 //   NC  columns of a B block: at most 4080, and fewer when K is long, as
 //       the block is kept packed for all of K (a copy per unit, or one
 //       shared: vacc_gemm.cc): kUnitPackedBFloats, 1 Mi floats = 4 MiB, in L3
@@ -123,6 +132,7 @@ namespace gemm {
 constexpr int64_t kKC = 1024;
 constexpr int64_t kRowsKC = 256;
 constexpr int64_t kMC = 144;
+constexpr int64_t kPackedAFloats = 72 * 1024;
 constexpr int64_t kNC = 4080;
 constexpr int64_t kUnitPackedBFloats = int64_t{1} << 20;
 constexpr int64_t kChunksPerParticipant = 8;

@@ -137,7 +137,8 @@ inline void ForEachItem(ComputeUnits* units, size_t n,
 // [c * P / count, (c + 1) * P / count) of the P = ceil(m / mr). At most
 // max_rows per chunk; with several participants, a whole number of chunks
 // each (at least per_part), so shares are equal (Shares), but no chunk
-// below min_rows. M = 256 on two units in 8 chunks is 126 + 130 rows;
+// below min_rows (which then also stays a whole number each, when there
+// are at least as many chunks as participants). M = 256 on two units in 8 chunks is 126 + 130 rows;
 // chunks of 36 rows (the last of 4) were 144 + 112, and the step took
 // 1.125x as long as the work.
 struct RowChunks {
@@ -147,6 +148,7 @@ struct RowChunks {
     count = CeilDiv(panels, std::max<int64_t>(max_rows / mr, 1));
     if (parts > 1) count = CeilDiv(std::max(count, per_part * parts), parts) * parts;
     count = std::max<int64_t>(1, std::min(count, panels / CeilDiv(std::max(min_rows, mr), mr)));
+    if (parts > 1 && count > parts) count = count / parts * parts;
     largest = CeilDiv(panels, count) * mr;
   }
   int64_t Row0(int64_t c) const { return c * panels / count * mr; }
@@ -166,18 +168,22 @@ struct RowChunks {
   int64_t largest = 0;  // rows of the largest chunk
 };
 
-// The packed driver's row chunks: at most MC rows, at least
-// kChunksPerParticipant per unit, but none shorter than kSharedBChunkRows
+// The packed driver's row chunks (each a packed A block of kc columns): at
+// most MC rows, and at most kPackedAFloats / kc unless the units share B
+// (blocking.h), at least kChunksPerParticipant per unit, but none shorter
+// than kSharedBChunkRows
 // when the units share the packed B block (b_shared), nor than
 // kOwnStreamedBChunkRows when each packs one of its own of more than
 // kUnitL2PackedBFloats (b_floats, the first block's): either block is in
 // L3, and each chunk streams all of it past its tiles (blocking.h).
-inline RowChunks PackedDriverChunks(int64_t m, int64_t mr, int parts, int64_t b_floats,
-                                    bool b_shared) {
+inline RowChunks PackedDriverChunks(int64_t m, int64_t mr, int64_t kc, int parts,
+                                    int64_t b_floats, bool b_shared) {
   const int64_t min_rows = b_shared                          ? kSharedBChunkRows
                            : b_floats > kUnitL2PackedBFloats ? kOwnStreamedBChunkRows
                                                              : mr;
-  return RowChunks(m, mr, kMC, min_rows, parts, kChunksPerParticipant);
+  const int64_t max_rows =
+      b_shared ? kMC : std::min(kMC, std::max(mr, kPackedAFloats / std::max<int64_t>(kc, 1)));
+  return RowChunks(m, mr, max_rows, min_rows, parts, kChunksPerParticipant);
 }
 
 // body(p) for each participant p of a parallel step on `units` (the caller
