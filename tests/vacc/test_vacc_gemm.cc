@@ -553,8 +553,8 @@ TEST_F(GemmTest, MicroKernelShapePerTarget) {
 // The in-place row tiles cover each row once, none taller than allowed,
 // and a remainder of 1-3 rows is shared with the tile before it (no tile
 // under 3 rows unless all the rows are fewer: 7 rows of at most 6 are 4+3),
-// so there are as many tiles as without sharing (the short-A path's
-// InPlaceFetch counts them so).
+// so there are as many tiles as without sharing (RowTileCount, which the
+// short-A path's InPlaceFetch uses, counts them so).
 TEST(RowTiles, CoverEveryRowOnceWithoutShortRemainders) {
   for (const int most : {6, 8}) {
     for (int64_t rows = 0; rows <= 50; ++rows) {
@@ -568,6 +568,7 @@ TEST(RowTiles, CoverEveryRowOnceWithoutShortRemainders) {
       });
       EXPECT_EQ(next, rows) << "most " << most;
       EXPECT_EQ(tiles, gemm::CeilDiv(rows, most)) << "most " << most << " rows " << rows;
+      EXPECT_EQ(tiles, gemm::RowTileCount(rows, most)) << "most " << most << " rows " << rows;
     }
   }
 }

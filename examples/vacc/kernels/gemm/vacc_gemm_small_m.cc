@@ -91,8 +91,7 @@ void ComputePanels(const PackableA& a, const Matrix& b, float* c, int64_t ldc, b
             next = static_cast<const float*>(bm.data) + (pc + kc) * bm.row_stride + p_begin * nr;
             next_kc = std::min(plan.kc_max, k - pc - kc);
           }
-          // ForEachRowTile shares a short remainder, never adds a tile.
-          const int64_t tiles = CeilDiv(m, most);
+          const int64_t tiles = RowTileCount(m, most);
           int64_t tile = 0;
           ForEachRowTile(0, m, most, [&](int64_t row, int tile_rows) {
             const FetchRows f = InPlaceFetch(tile++, tiles, next_kc, kc);

@@ -73,6 +73,11 @@ inline void ForEachRowTile(int64_t first, int64_t rows, int most, Body&& body) {
   }
 }
 
+// How many tiles ForEachRowTile cuts `rows` rows into: as many as tiles of
+// `most` rows would be, since it shares a short remainder with the tile
+// before it and never adds a tile (test RowTiles checks the two agree).
+inline int64_t RowTileCount(int64_t rows, int most) { return CeilDiv(rows, most); }
+
 // Rows [first, rows) of a block of C against one packed B panel, A's rows
 // read in place (lda apart, from the block's first row): tiles fitted to
 // the rows left (kernel.TileRows). A row of A is one run of kc values,
@@ -138,9 +143,9 @@ inline void ForEachItem(ComputeUnits* units, size_t n,
 // max_rows per chunk; with several participants, a whole number of chunks
 // each (at least per_part), so shares are equal (Shares), but no chunk
 // below min_rows (which then also stays a whole number each, when there
-// are at least as many chunks as participants). M = 256 on two units in 8 chunks is 126 + 130 rows;
-// chunks of 36 rows (the last of 4) were 144 + 112, and the step took
-// 1.125x as long as the work.
+// are at least as many chunks as participants). M = 256 on two units in 8
+// chunks is 126 + 130 rows; chunks of 36 rows (the last of 4) were 144 +
+// 112, and the step took 1.125x as long as the work.
 struct RowChunks {
   RowChunks(int64_t m, int64_t mr, int64_t max_rows, int64_t min_rows, int parts,
             int64_t per_part)
@@ -171,11 +176,11 @@ struct RowChunks {
 // The packed driver's row chunks (each a packed A block of kc columns): at
 // most MC rows, and at most kPackedAFloats / kc unless the units share B
 // (blocking.h), at least kChunksPerParticipant per unit, but none shorter
-// than kSharedBChunkRows
-// when the units share the packed B block (b_shared), nor than
-// kOwnStreamedBChunkRows when each packs one of its own of more than
-// kUnitL2PackedBFloats (b_floats, the first block's): either block is in
-// L3, and each chunk streams all of it past its tiles (blocking.h).
+// than kSharedBChunkRows when the units share the packed B block
+// (b_shared), nor than kOwnStreamedBChunkRows when each packs one of its
+// own of more than kUnitL2PackedBFloats (b_floats, the first block's):
+// either block is in L3, and each chunk streams all of it past its tiles
+// (blocking.h).
 inline RowChunks PackedDriverChunks(int64_t m, int64_t mr, int64_t kc, int parts,
                                     int64_t b_floats, bool b_shared) {
   const int64_t min_rows = b_shared                          ? kSharedBChunkRows
