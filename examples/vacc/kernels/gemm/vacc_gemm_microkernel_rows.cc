@@ -41,6 +41,7 @@ struct RowsTile {
 
   // Fetches the tile's lines of C now, so the store after the k loop does
   // not wait for them (as KernelF32 does; C is usually out of cache).
+  // RowsKernelF32 skips it for some tiles (see there).
   static HWY_INLINE void PrefetchC(const float* c, int64_t ldc, int n) {
     HWY_UNROLL(8)
     for (int r = 0; r < R; ++r) {
@@ -134,7 +135,18 @@ void RowsKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda, int64_t
   using Tile = RowsTile<R, D, kVecs>;
   const D d;
   const size_t N = hn::Lanes(d);
-  Tile::PrefetchC(c, ldc, n);
+  // The direct convolution's pair tiles that only store whole vectors do
+  // not fetch C: those 24 zmm stores (6 x 64 channels) wait in the store
+  // queue without holding up the next tile, while 24 fetches of cold lines
+  // at the tile's start likely compete with the k loop's A and B for the
+  // L1's miss buffers (the VM has no counters to show it). Without them
+  // the 7x7 RGB stem ran 1.008-1.009x at one unit and 1.007-1.012x at two
+  // (Zen4, against oneDNN in paired rounds, builds alternating, medians of
+  // 5-6, three experiments). Tiles of a plain A (one segment) keep the
+  // fetch: without it the 1x1 Conv2D's pair tiles (narrow-B path, A
+  // streaming from memory) ran 0.98-0.99x at one unit.
+  const bool whole_store = !accumulate && static_cast<size_t>(n) == kVecs * N;
+  if (kPanels == 1 || seg_len >= kc || !whole_store) Tile::PrefetchC(c, ldc, n);
   Tile tile(d);
   // One k step from the panel's row at b.
   const auto step = [&](const float* b_row, const auto& a_value) HWY_ATTR {
