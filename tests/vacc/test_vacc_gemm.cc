@@ -338,7 +338,7 @@ TEST_F(GemmTest, SharedPackedBOnTwoAndThreeUnits) {
   const gemm::MicroKernel uk = gemm::CurrentMicroKernel();
   ASSERT_GE(gemm::CeilDiv(s.n, uk.nr) * uk.nr * s.k, gemm::kSharedPackedBFloats);
   // Long chunks with shared B: still two, so two units contend for panels.
-  const int64_t kc = gemm::CeilDiv(s.k, gemm::CeilDiv(s.k, gemm::kKC));  // as PackedGemm's
+  const int64_t kc = gemm::EvenBlockLength(s.k, gemm::kKC);  // PackedGemm's K blocks
   ASSERT_GE(gemm::PackedDriverChunks(s.m, uk.mr, kc, 2, gemm::kSharedPackedBFloats, true).count,
             2);
   ComputeUnits two(2, std::chrono::microseconds(50));
@@ -546,6 +546,22 @@ TEST_F(GemmTest, MicroKernelShapePerTarget) {
         EXPECT_EQ(rk.run_b_in_place[r] != nullptr, has) << target << " rows " << r;
         EXPECT_EQ(rk.run_b_in_place_pair[r] != nullptr, has_pair) << target << " rows " << r;
       }
+    }
+  }
+}
+
+// K blocks: the fewest of at most `most` values, as even as whole values
+// allow (300 at most 256 is 150 + 150, not 256 + 44).
+TEST(EvenBlockLength, FewestBlocksAtMostAsEvenAsPossible) {
+  EXPECT_EQ(gemm::EvenBlockLength(300, 256), 150);
+  for (const int64_t most : {1, 7, 256, 1024}) {
+    for (int64_t total = 1; total <= 3000; ++total) {
+      const int64_t len = gemm::EvenBlockLength(total, most);
+      const int64_t blocks = gemm::CeilDiv(total, len);
+      const std::string what = "total " + std::to_string(total) + " most " + std::to_string(most);
+      EXPECT_LE(len, most) << what;
+      EXPECT_EQ(blocks, gemm::CeilDiv(total, most)) << what;  // no more blocks than needed
+      EXPECT_LT(blocks * len - total, blocks) << what;        // the last is short by < blocks
     }
   }
 }

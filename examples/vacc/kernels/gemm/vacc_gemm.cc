@@ -197,8 +197,7 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   const int64_t m = a.rows(), k = a.cols(), n = b.cols;
   const MicroKernel uk = CurrentMicroKernel();
   const int64_t mr = uk.mr, nr = uk.nr;
-  // Equal KC blocks: K = 300 is 2 x 150, not 256 + 44.
-  const int64_t kc_max = CeilDiv(k, CeilDiv(k, kKC));
+  const int64_t kc_max = EvenBlockLength(k, kKC);
   // Columns per jc block: a unit keeps all of K of them packed.
   const int64_t nc = std::max(nr, std::min(kNC, kUnitPackedBFloats / k) / nr * nr);
   const int parts = Participants(units);

@@ -51,8 +51,8 @@ void NarrowBGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, boo
   const int64_t mr = packed.mr, nr = packed.nr;
   const int64_t panels = CeilDiv(n, nr);
   // A's rows stream past the B panel from L2 (as in the short-A path), so
-  // the panel keeps half of L1. Equal K blocks: K = 300 is 2 x 150.
-  const int64_t kc_max = CeilDiv(k, CeilDiv(k, kRowsKC));
+  // the panel keeps half of L1.
+  const int64_t kc_max = EvenBlockLength(k, kRowsKC);
   const Matrix* a_in_place = FloatRowsInPlace(a);
   // With A in place, whole pairs of panels run as one 2*NR-wide tile where
   // the target has the kernels (run_b_in_place_pair on the pair packed

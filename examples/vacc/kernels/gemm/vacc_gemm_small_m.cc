@@ -180,9 +180,7 @@ void SmallMGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   plan.a_in_place = FloatRowsInPlace(a);
   plan.b_in_place = FloatBRowsInPlace(b);
   plan.b_unpacked = BothInPlace(a, b);
-  // Equal KC blocks: K = 300 is 2 x 150, not 256 + 44.
-  const int64_t kc_limit = plan.b_unpacked ? kKC : kRowsKC;
-  plan.kc_max = CeilDiv(a.cols(), CeilDiv(a.cols(), kc_limit));
+  plan.kc_max = EvenBlockLength(a.cols(), plan.b_unpacked ? kKC : kRowsKC);
   const int64_t panels = CeilDiv(b.cols, plan.packed.nr);
   if (units == nullptr) {
     ComputePanels(a, b, c, ldc, accumulate, plan, 0, panels);

@@ -22,6 +22,13 @@ namespace gemm {
 
 inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// The length of each of the fewest blocks of at most `most` that `total`
+// splits into evenly (the last may be shorter by less than the count):
+// K = 300 at most 256 is 2 x 150, not 256 + 44.
+inline int64_t EvenBlockLength(int64_t total, int64_t most) {
+  return CeilDiv(total, CeilDiv(total, most));
+}
+
 // Whether rows `row_bytes` apart map to the same few sets of the caches: a
 // multiple of 4 KiB, the span of one L1 way on x86 cores (and of 32 of
 // Zen4's 2048 L2 sets). A panel read down such rows, a line or two from
