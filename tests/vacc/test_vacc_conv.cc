@@ -77,6 +77,9 @@ const Case kCases[] = {
     // and 4 columns), also over K blocks that are pieces of a kernel row or
     // are skipped in the top padding.
     {"stem_pairs_64", {1, 20, 20, 3}, {7, 7, 3, 64}, 2, 2, 1, 1, Padding::kSame, {}},
+    // A row of 35 pixels: several pair tiles side by side in one part (the
+    // rows above fit a part in one tile).
+    {"stem_pairs_wide_row", {1, 9, 70, 3}, {7, 7, 3, 64}, 2, 2, 1, 1, Padding::kSame, {}},
     {"pair_and_singles_100", {2, 9, 11, 5}, {3, 3, 5, 100}, 2, 1, 1, 1, Padding::kSame, {}},
     {"pairs_kernel_row_over_kc", {1, 6, 9, 100}, {3, 3, 100, 130}, 2, 2, 1, 1, Padding::kSame, {}},
     {"pairs_block_per_kernel_row", {1, 6, 10, 50}, {3, 3, 50, 64}, 1, 1, 1, 1, Padding::kSame, {}},
