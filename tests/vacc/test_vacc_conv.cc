@@ -20,6 +20,9 @@
 
 #include "kernels/gemm/vacc_gemm.h"
 #include "kernels/gemm/vacc_gemm_conv_winograd.h"
+#include "kernels/gemm/vacc_gemm_conv_winograd_s2.h"
+#include "kernels/gemm/vacc_gemm_microkernel.h"
+#include "kernels/gemm/vacc_gemm_winograd_s2_transform.h"
 #include "kernels/vacc_half.h"
 #include "kernels/vacc_conv.h"
 #include "kernels/vacc_simd.h"
@@ -250,13 +253,8 @@ TEST_F(ConvTest, HalfTypesOnBestAndScalar) {
 // sum's; it must stay within float32's tolerance, unscaled by K (1e-5 of
 // sum |x * w|). Measured 1e-7 on every SIMD target, 2e-7 for the scalar
 // reference's sequential sums (the test prints it).
-TEST_F(ConvTest, Float32WinogradRoundingOnArbitraryValues) {
+void ExpectRoundingWithinFloat32(const ConvGeometry& g, const std::vector<std::string>& bodies) {
   ComputeUnits units(2, std::chrono::microseconds(50));
-  ConvGeometry g;
-  g.batch = 4; g.in_h = 14; g.in_w = 13; g.in_c = 64; g.k_h = g.k_w = 3; g.out_c = 48;
-  std::string error;
-  ASSERT_TRUE(ComputeConvOutput(Padding::kSame, {}, &g, &error)) << error;
-  ASSERT_TRUE(gemm::WinogradConvApplies(g, TF_FLOAT));
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<float> x(static_cast<size_t>(NumElements(g.InputShape()))),
@@ -270,8 +268,9 @@ TEST_F(ConvTest, Float32WinogradRoundingOnArbitraryValues) {
     exact[static_cast<size_t>(yi)] += p;
     magnitude[static_cast<size_t>(yi)] += std::fabs(p);
   });
-  for (const std::string& body : Bodies()) {
-    Select(body);
+  for (const std::string& body : bodies) {
+    std::string error;
+    ASSERT_TRUE(SelectSimd(body, &error)) << error;
     std::fill(y.begin(), y.end(), std::nanf(""));
     ASSERT_TRUE(Conv2DWork(g, Tensor{TF_FLOAT, g.InputShape(), x.data()},
                            Tensor{TF_FLOAT, g.FilterShape(), w.data()},
@@ -283,9 +282,54 @@ TEST_F(ConvTest, Float32WinogradRoundingOnArbitraryValues) {
       worst = std::isnan(relative) ? INFINITY : std::max(worst, relative);
     }
     EXPECT_LE(worst, 1e-5) << "on " << body;
-    RecordProperty("worst_relative_error_" + body, std::to_string(worst));
+    ::testing::Test::RecordProperty("worst_relative_error_" + body, std::to_string(worst));
     std::printf("worst |y - exact| / sum|x w| on %s: %.2g\n", body.c_str(), worst);
   }
+}
+
+TEST_F(ConvTest, Float32WinogradRoundingOnArbitraryValues) {
+  ConvGeometry g;
+  g.batch = 4; g.in_h = 14; g.in_w = 13; g.in_c = 64; g.k_h = g.k_w = 3; g.out_c = 48;
+  std::string error;
+  ASSERT_TRUE(ComputeConvOutput(Padding::kSame, {}, &g, &error)) << error;
+  ASSERT_TRUE(gemm::WinogradConvApplies(g, TF_FLOAT));
+  ExpectRoundingWithinFloat32(g, Bodies());
+}
+
+// The same for the stride-2 Winograd (vacc_gemm_conv_winograd_s2.h), whose
+// transforms scale by up to 3 and 4/3 and sum 5 terms: a 7x7 stride-2 RGB
+// stem of 64 channels on a 64x64 image (256 tiles). It runs where the
+// target has the pair kernels (AVX-512); the others check the direct path.
+// Measured 4e-7 on AVX3, against 2.1e-7 for the direct path (the other
+// targets) and the scalar reference (the test prints it).
+TEST_F(ConvTest, Float32Stride2WinogradRoundingOnArbitraryValues) {
+  ConvGeometry g;
+  g.batch = 1; g.in_h = g.in_w = 64; g.in_c = 3; g.k_h = g.k_w = 7; g.out_c = 64;
+  g.stride_h = g.stride_w = 2;
+  std::string error;
+  ASSERT_TRUE(ComputeConvOutput(Padding::kSame, {}, &g, &error)) << error;
+  ExpectRoundingWithinFloat32(g, Bodies());
+}
+
+// conv(g, x, w, y), a path called directly, on case c's random values
+// against the exact sums (float32's tolerance for KH*KW*Cin terms); every
+// output element must be written.
+template <class Conv>
+void CheckCalledDirectly(const Case& c, const std::string& what, Conv&& conv) {
+  const ConvGeometry g = GeometryOf(c);
+  std::mt19937 rng(5);
+  Buffer x(TF_FLOAT, g.InputShape(), &rng), w(TF_FLOAT, g.FilterShape(), &rng);
+  std::vector<double> exact(static_cast<size_t>(NumElements(g.OutputShape()))),
+      magnitude(exact.size());
+  ForEachTerm(g, [&](int64_t xi, int64_t wi, int64_t yi) {
+    const double p = x.at(xi) * w.at(wi);
+    exact[static_cast<size_t>(yi)] += p;
+    magnitude[static_cast<size_t>(yi)] += std::fabs(p);
+  });
+  Buffer y(TF_FLOAT, g.OutputShape(), &rng);
+  std::fill(y.f32.begin(), y.f32.end(), std::nanf(""));
+  conv(g, x.f32.data(), w.f32.data(), y.f32.data());
+  Compare(what, y, exact, magnitude, Tolerance(TF_FLOAT, g.k_h * g.k_w * g.in_c));
 }
 
 // Winograd's F(2x2, 3x3) (vacc_gemm_conv_winograd.h), called directly:
@@ -310,21 +354,10 @@ TEST_F(ConvTest, WinogradEveryShapeEveryTarget) {
   for (const std::string& target : AvailableSimdTargets()) {
     Select(target);
     for (const Case& c : kWinogradCases) {
-      const ConvGeometry g = GeometryOf(c);
-      std::mt19937 rng(5);
-      Buffer x(TF_FLOAT, g.InputShape(), &rng), w(TF_FLOAT, g.FilterShape(), &rng);
-      std::vector<double> exact(static_cast<size_t>(NumElements(g.OutputShape()))),
-          magnitude(exact.size());
-      ForEachTerm(g, [&](int64_t xi, int64_t wi, int64_t yi) {
-        const double p = x.at(xi) * w.at(wi);
-        exact[static_cast<size_t>(yi)] += p;
-        magnitude[static_cast<size_t>(yi)] += std::fabs(p);
-      });
-      Buffer y(TF_FLOAT, g.OutputShape(), &rng);
-      std::fill(y.f32.begin(), y.f32.end(), std::nanf(""));  // every element must be written
-      gemm::WinogradConv2D(g, x.f32.data(), w.f32.data(), y.f32.data(), &units);
-      Compare(std::string("Winograd ") + c.name + " on " + target, y, exact, magnitude,
-              Tolerance(TF_FLOAT, 9 * g.in_c));
+      CheckCalledDirectly(c, std::string("Winograd ") + c.name + " on " + target,
+                          [&](const ConvGeometry& g, const float* x, const float* w, float* y) {
+                            gemm::WinogradConv2D(g, x, w, y, &units);
+                          });
     }
   }
 }
@@ -351,6 +384,71 @@ TEST(ConvPathTest, WinogradTakesLargeFloat3x3Stride1Only) {
   EXPECT_FALSE(gemm::WinogradConvApplies(geometry(8, 56, 8, 8, 3, 1, 1), TF_FLOAT));   // channels
   EXPECT_FALSE(gemm::WinogradConvApplies(geometry(2, 7, 512, 512, 3, 1, 1), TF_FLOAT)); // 32 tiles
   EXPECT_FALSE(gemm::WinogradConvApplies(geometry(1, 16, 64, 64, 3, 1, 1), TF_FLOAT));  // 64 x 64
+}
+
+// The stride-2 Winograd (vacc_gemm_conv_winograd_s2.h), called directly on
+// every target that has what it needs (the pair kernels and 4 Cin lanes:
+// AVX-512): odd output sizes leave half tiles and tiles reading past the
+// image on two sides, VALID and explicit padding move the phases, 128
+// channels are two pairs of panels, one and two input channels leave
+// phase lanes unused, 240 tiles are ten blocks (the last partial), and a
+// 2x1 output is one tile with two pixels past the edge.
+const Case kStride2WinogradCases[] = {
+    {"same_odd", {2, 21, 23, 3}, {7, 7, 3, 64}, 2, 2, 1, 1, Padding::kSame, {}},
+    {"valid", {1, 27, 30, 3}, {7, 7, 3, 64}, 2, 2, 1, 1, Padding::kValid, {}},
+    {"explicit_128", {1, 20, 22, 4}, {7, 7, 4, 128}, 2, 2, 1, 1, Padding::kExplicit, {3, 0, 1, 4}},
+    {"one_channel", {1, 16, 16, 1}, {7, 7, 1, 64}, 2, 2, 1, 1, Padding::kSame, {}},
+    {"blocks", {1, 61, 58, 2}, {7, 7, 2, 64}, 2, 2, 1, 1, Padding::kSame, {}},
+    {"one_tile", {1, 3, 2, 3}, {7, 7, 3, 64}, 2, 2, 1, 1, Padding::kSame, {}},
+};
+
+TEST_F(ConvTest, Stride2WinogradEveryShapeEveryTarget) {
+  ComputeUnits units(2, std::chrono::microseconds(50));
+  int ran = 0;
+  for (const std::string& target : AvailableSimdTargets()) {
+    Select(target);
+    const gemm::RowsKernel kernel = gemm::CurrentRowsKernel();
+    for (const Case& c : kStride2WinogradCases) {
+      const ConvGeometry g = GeometryOf(c);
+      if (kernel.pair_max_rows == 0 || 4 * g.in_c > gemm::Stride2MaxPhaseChannels()) continue;
+      ++ran;
+      CheckCalledDirectly(c, std::string("stride-2 Winograd ") + c.name + " on " + target,
+                          [&](const ConvGeometry& geometry, const float* x, const float* w,
+                              float* y) { gemm::Stride2WinogradConv2D(geometry, x, w, y, &units); });
+    }
+  }
+  if (ran == 0) GTEST_SKIP() << "no SIMD target here has the pair kernels (AVX-512)";
+}
+
+// Which convolutions Conv2D gives the stride-2 Winograd: float32 7x7
+// stride 2 without dilation, 1-4 input channels, output channels in whole
+// pairs of panels, at least 64 tiles; only on a target with the pair
+// kernels.
+TEST_F(ConvTest, Stride2WinogradTakesLargeFloat7x7Stride2Only) {
+  auto geometry = [](int64_t hw, int64_t cin, int64_t cout, int64_t k, int64_t stride,
+                     int64_t dilation) {
+    ConvGeometry g;
+    g.batch = 1; g.in_h = g.in_w = hw; g.in_c = cin; g.out_c = cout;
+    g.k_h = g.k_w = k; g.stride_h = g.stride_w = stride;
+    g.dilation_h = g.dilation_w = dilation;
+    std::string error;
+    EXPECT_TRUE(ComputeConvOutput(Padding::kSame, {}, &g, &error)) << error;
+    return g;
+  };
+  Select("best");
+  const gemm::RowsKernel kernel = gemm::CurrentRowsKernel();
+  const bool pairs = kernel.pair_max_rows > 0;
+  EXPECT_EQ(gemm::Stride2WinogradConvApplies(geometry(224, 3, 64, 7, 2, 1), TF_FLOAT), pairs);
+  EXPECT_EQ(gemm::Stride2WinogradConvApplies(geometry(32, 4, 128, 7, 2, 1), TF_FLOAT), pairs);
+  EXPECT_FALSE(gemm::Stride2WinogradConvApplies(geometry(224, 3, 64, 7, 2, 1), TF_HALF));
+  EXPECT_FALSE(gemm::Stride2WinogradConvApplies(geometry(224, 3, 64, 7, 1, 1), TF_FLOAT));
+  EXPECT_FALSE(gemm::Stride2WinogradConvApplies(geometry(224, 3, 64, 5, 2, 1), TF_FLOAT));
+  EXPECT_FALSE(gemm::Stride2WinogradConvApplies(geometry(224, 3, 64, 7, 2, 2), TF_FLOAT));
+  EXPECT_FALSE(gemm::Stride2WinogradConvApplies(geometry(224, 5, 64, 7, 2, 1), TF_FLOAT));
+  EXPECT_FALSE(gemm::Stride2WinogradConvApplies(geometry(224, 3, 48, 7, 2, 1), TF_FLOAT));
+  // 14 x 14 outputs are 49 tiles, 16 x 16 are 64.
+  EXPECT_FALSE(gemm::Stride2WinogradConvApplies(geometry(28, 3, 64, 7, 2, 1), TF_FLOAT));
+  EXPECT_EQ(gemm::Stride2WinogradConvApplies(geometry(32, 3, 64, 7, 2, 1), TF_FLOAT), pairs);
 }
 
 TEST(ConvGeometryTest, TensorFlowsPaddingRules) {

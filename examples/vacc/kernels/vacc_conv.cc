@@ -4,7 +4,10 @@
 //   Conv2D                y[M, Cout]  = Im2Col(x)[M, K] * filter[K, Cout]
 //                         (1x1, stride 1, no padding: x itself is [M, Cin];
 //                         large 3x3 stride-1 float32: Winograd's F(2x2, 3x3),
-//                         gemm/vacc_gemm_conv_winograd.h; other float32
+//                         gemm/vacc_gemm_conv_winograd.h; large 7x7
+//                         stride-2 float32 on 1-4 channels: F(2x2, 4x4) on
+//                         the input's phases, vacc_gemm_conv_winograd_s2.h;
+//                         other float32
 //                         without horizontal dilation: patches read in
 //                         place, gemm/vacc_gemm_conv_direct.h)
 //   Conv2DBackpropFilter  dw[K, Cout] = Im2Col(x)^T[K, M] * dy[M, Cout]
@@ -20,6 +23,7 @@
 #include "kernels/gemm/vacc_gemm.h"
 #include "kernels/gemm/vacc_gemm_conv_direct.h"
 #include "kernels/gemm/vacc_gemm_conv_winograd.h"
+#include "kernels/gemm/vacc_gemm_conv_winograd_s2.h"
 #include "kernels/gemm/vacc_gemm_im2col.h"
 #include "kernels/vacc_conv.h"
 #include "kernels/vacc_simd.h"
@@ -93,6 +97,8 @@ Status Conv2DWork(const ConvGeometry& g, const Tensor& x, const Tensor& filter, 
     if (IsPlainMatMul(g)) {
       const gemm::MatrixA a(gemm::RowMajor(x.data, x.dtype, Pixels(g), g.in_c, false));
       gemm::Gemm(a, b, out.data(), g.out_c, false, &units);
+    } else if (gemm::Stride2WinogradConvApplies(g, x.dtype)) {
+      gemm::Stride2WinogradConv2D(g, x.as<float>(), filter.as<float>(), out.data(), &units);
     } else if (gemm::WinogradConvApplies(g, x.dtype)) {
       gemm::WinogradConv2D(g, x.as<float>(), filter.as<float>(), out.data(), &units);
     } else if (gemm::DirectConvApplies(g, x.dtype)) {

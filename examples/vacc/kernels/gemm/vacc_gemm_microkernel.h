@@ -133,9 +133,12 @@ struct RowsKernel {
   // run's twin for two panels packed side by side as one 2*NR-wide panel
   // (b_panel: kc x 2*NR, n <= 2*NR), A in segments as run's: the direct
   // convolution's pairs. Up to pair_max_rows rows, as the pairs above.
+  // With fetch_c false it never fetches C ahead (a C the caller keeps in
+  // cache: the stride-2 Winograd's products); true leaves the choice to
+  // the kernel, as run's.
   void (*run_pair[kMaxRows + 1])(int64_t kc, const float* a, int64_t lda, int64_t seg_len,
                                  int64_t seg_stride, const float* b_panel, float* c, int64_t ldc,
-                                 int n, bool accumulate) = {};
+                                 int n, bool accumulate, bool fetch_c) = {};
 };
 
 // The in-place micro-kernels of the target dispatch selects now (of half

@@ -41,7 +41,7 @@ struct RowsTile {
 
   // Fetches the tile's lines of C now, so the store after the k loop does
   // not wait for them (as KernelF32 does; C is usually out of cache).
-  // RowsKernelF32 skips it for some tiles (see there).
+  // RowsTileF32 skips it for some tiles (see there).
   static HWY_INLINE void PrefetchC(const float* c, int64_t ldc, int n) {
     HWY_UNROLL(8)
     for (int r = 0; r < R; ++r) {
@@ -126,11 +126,13 @@ constexpr int64_t kFetchAhead = 32;
 // packed B within 1%. (The ahead-fetch alone ran the stem 0.97x.)
 // kPanels = 2: two panels side by side, packed as one 2*NR-wide panel (n
 // up to 2*NR), as RowsBInPlaceKernelF32's pairs: A's values are broadcast
-// once per 2*NR columns.
-template <int R, class D, int kPanels = 1>
-void RowsKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda, int64_t seg_len,
-                   int64_t seg_stride, const float* HWY_RESTRICT b, float* HWY_RESTRICT c,
-                   int64_t ldc, int n, bool accumulate) {
+// once per 2*NR columns. fetch_c false: never fetch C (the caller's C is
+// in cache). Inlined into the table's entries below.
+template <int R, class D, int kPanels>
+HWY_INLINE void RowsTileF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda,
+                            int64_t seg_len, int64_t seg_stride, const float* HWY_RESTRICT b,
+                            float* HWY_RESTRICT c, int64_t ldc, int n, bool accumulate,
+                            bool fetch_c) {
   constexpr int kVecs = 2 * kPanels;
   using Tile = RowsTile<R, D, kVecs>;
   const D d;
@@ -144,9 +146,12 @@ void RowsKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda, int64_t
   // (Zen4, against oneDNN in paired rounds, builds alternating, medians of
   // 5-6, three experiments). Tiles of a plain A (one segment) keep the
   // fetch: without it the 1x1 Conv2D's pair tiles (narrow-B path, A
-  // streaming from memory) ran 0.98-0.99x at one unit.
+  // streaming from memory) ran 0.98-0.99x at one unit. A caller whose C
+  // is in cache turns the fetch off (fetch_c): the stride-2 Winograd's
+  // products (K = 12, C in L2) ran its stem 1.08x at one unit and 1.02x
+  // at two without it (Zen4, paired with oneDNN, medians of 4).
   const bool whole_store = !accumulate && static_cast<size_t>(n) == kVecs * N;
-  if (kPanels == 1 || seg_len >= kc || !whole_store) Tile::PrefetchC(c, ldc, n);
+  if (fetch_c && (kPanels == 1 || seg_len >= kc || !whole_store)) Tile::PrefetchC(c, ldc, n);
   Tile tile(d);
   // One k step from the panel's row at b.
   const auto step = [&](const float* b_row, const auto& a_value) HWY_ATTR {
@@ -200,7 +205,23 @@ void RowsKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda, int64_t
   tile.Store(d, c, ldc, n, accumulate);
 }
 
-// RowsKernelF32 for a plain A (one segment) and a full panel of a row-major
+// RowsKernel::run: one tile.
+template <int R, class D>
+void RowsKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda, int64_t seg_len,
+                   int64_t seg_stride, const float* HWY_RESTRICT b, float* HWY_RESTRICT c,
+                   int64_t ldc, int n, bool accumulate) {
+  RowsTileF32<R, D, 1>(kc, a, lda, seg_len, seg_stride, b, c, ldc, n, accumulate, true);
+}
+
+// RowsKernel::run_pair: one pair tile.
+template <int R, class D>
+void RowsPairKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda, int64_t seg_len,
+                       int64_t seg_stride, const float* HWY_RESTRICT b, float* HWY_RESTRICT c,
+                       int64_t ldc, int n, bool accumulate, bool fetch_c) {
+  RowsTileF32<R, D, 2>(kc, a, lda, seg_len, seg_stride, b, c, ldc, n, accumulate, fetch_c);
+}
+
+// RowsTileF32 for a plain A (one segment) and a full panel of a row-major
 // float32 B read in place, rows ldb apart. With kPackB it packs the panel
 // as it goes: each row of B it loads is also stored to b_packed (kc x 2
 // vectors, aligned), for the next row tiles to use. The short-A path runs
@@ -217,7 +238,7 @@ void RowsKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda, int64_t
 // (RowsKernel::run_b_in_place): fetch_rows rows of the panel the caller
 // runs next, a row every kFetchRowKSteps steps, into L1 (prefetcht0); and
 // every 16 k steps the next tile's rows of A (R rows on) at this k, as
-// RowsKernelF32 does. In the Keras MLP step's sequence of products
+// RowsTileF32 does. In the Keras MLP step's sequence of products
 // (operands out of cache; Zen4, one unit, variants in random order,
 // medians of 150 rounds) the in-place products ran 256 x 784 x 512 1.02x
 // and 256 x 512 x 512 1.04x: the A fetch alone 1.02-1.03x, the B fetch
@@ -253,7 +274,7 @@ void RowsBInPlaceKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda,
       tile.Step(d, bv, a_value);
     }
   };
-  // Unrolled x2 with native FMA, as RowsKernelF32.
+  // Unrolled x2 with native FMA, as RowsTileF32.
   int64_t k = 0;
   if (HWY_NATIVE_FMA) {
     for (; k + 2 <= kc; k += 2) {
@@ -306,7 +327,7 @@ void SetRowsKernels(RowsKernel* k) {
   k->run_packing[R] = &RowsPackingKernelF32<R, D>;
   k->run_b_in_place[R] = &RowsReadingKernelF32<R, D, 1>;
   if constexpr (R <= kPairMaxRows) {
-    k->run_pair[R] = &RowsKernelF32<R, D, 2>;
+    k->run_pair[R] = &RowsPairKernelF32<R, D>;
     k->run_b_in_place_pair[R] = &RowsReadingKernelF32<R, D, 2>;
   }
 }

@@ -65,7 +65,7 @@ void NarrowBGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, boo
   const bool pairs = a_in_place != nullptr && direct.pair_max_rows > 0;
   const int64_t pair_cols = pairs ? n / (2 * nr) * 2 * nr : 0;
   // The pairs' kernel: run_pair fetches each tile's A rows ahead and the
-  // next tile's rows (RowsKernelF32), which helps where A streams from
+  // next tile's rows (RowsTileF32), which helps where A streams from
   // memory past a short K: Intel Xeon, one unit, alternating, medians of
   // 145-291 rounds: 25088 x 64 x 64 1.05x, 6272 x 128 x 256 (the 1x1
   // Conv2D) 1.02x, 3136 x 96 x 384 1.03x; two units 1.02-1.03x. Where A's

@@ -101,13 +101,15 @@ inline void RowTilesInPlace(const RowsKernel& kernel, int64_t kc, const float* a
 }
 
 // The same against two panels packed side by side as one 2*NR-wide panel
-// (kernel.run_pair; tiles of at most pair_max_rows rows).
+// (kernel.run_pair; tiles of at most pair_max_rows rows). fetch_c false:
+// C is in cache, the kernel never fetches it.
 inline void PairTilesInPlace(const RowsKernel& kernel, int64_t kc, const float* a, int64_t lda,
                              const float* b_pair, float* c, int64_t ldc, int64_t rows, int n,
-                             bool accumulate, int64_t seg_len, int64_t seg_stride) {
+                             bool accumulate, int64_t seg_len, int64_t seg_stride,
+                             bool fetch_c = true) {
   ForEachRowTile(0, rows, kernel.pair_max_rows, [&](int64_t i, int r) {
     kernel.run_pair[r](kc, a + i * lda, lda, seg_len, seg_stride, b_pair, c + i * ldc, ldc, n,
-                       accumulate);
+                       accumulate, fetch_c);
   });
 }
 

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The stride-2 Winograd convolution (vacc_gemm_conv_winograd_s2.h).
+#include "kernels/gemm/vacc_gemm_conv_winograd_s2.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <vector>
+
+#include "kernels/gemm/vacc_gemm_buffer.h"
+#include "kernels/gemm/vacc_gemm_microkernel.h"
+#include "kernels/gemm/vacc_gemm_split.h"
+#include "kernels/gemm/vacc_gemm_winograd_s2_transform.h"
+
+namespace vacc {
+namespace gemm {
+namespace {
+
+constexpr int kXi = kStride2Positions;
+
+// Tiles per block. A block's M is 25 x tiles x Cout values, read back
+// by the output transform from L2. On the stem (Zen4, one unit) blocks of
+// 18-36 tiles ran 2.02-2.07 ms, 12 tiles 2.09, 48 tiles 2.2 and 6 tiles
+// 2.27: short blocks pay each product's call and U's fetch more often,
+// long ones let M leave L2.
+constexpr int64_t kTilesPerBlock = 24;
+
+// Fewer 2x2 output tiles than this and the direct convolution is used:
+// the filter's transform and the 25 products' set-up are paid per call,
+// and they were only measured against large images.
+constexpr int64_t kMinTiles = 64;
+
+thread_local PackBuffer t_filter;  // U, of the thread running the conv
+thread_local PackBuffer t_block;   // each unit's V and M
+thread_local std::vector<int64_t> t_origins;
+thread_local std::vector<float*> t_outs;
+thread_local std::vector<float> t_scratch;  // output pixels past the edge
+
+int64_t TileCount(const ConvGeometry& g) {
+  return g.batch * CeilDiv(g.out_h, 2) * CeilDiv(g.out_w, 2);
+}
+
+}  // namespace
+
+bool Stride2WinogradConvApplies(const ConvGeometry& g, TF_DataType x_dtype) {
+  if (x_dtype != TF_FLOAT || g.k_h != 7 || g.k_w != 7 || g.stride_h != 2 || g.stride_w != 2 ||
+      g.dilation_h != 1 || g.dilation_w != 1 || g.in_c < 1 || g.in_c > 4 ||
+      TileCount(g) < kMinTiles) {
+    return false;
+  }
+  const RowsKernel kernel = CurrentRowsKernel();
+  return kernel.pair_max_rows > 0 && g.out_c > 0 && g.out_c % (2 * kernel.nr) == 0 &&
+         4 * g.in_c <= Stride2MaxPhaseChannels();
+}
+
+void Stride2WinogradConv2D(const ConvGeometry& g, const float* x, const float* filter, float* y,
+                           ComputeUnits* units) {
+  const RowsKernel kernel = CurrentRowsKernel();
+  const int64_t width = 2 * kernel.nr;  // of a pair's panel
+  const int64_t c4 = 4 * g.in_c, cout = g.out_c;
+  const int64_t xi_stride = c4 * cout;
+  float* u = t_filter.Get(kXi * xi_stride);
+  if (u == nullptr) std::abort();  // out of host memory
+  ForEach(units, static_cast<size_t>(c4), [&](size_t begin, size_t end) {
+    Stride2Filter(g, filter, static_cast<int64_t>(begin), static_cast<int64_t>(end), width, u,
+                  xi_stride);
+  });
+
+  const int64_t tiles_h = CeilDiv(g.out_h, 2), tiles_w = CeilDiv(g.out_w, 2);
+  const int64_t tiles = TileCount(g);
+  const int64_t blocks = CeilDiv(tiles, kTilesPerBlock);
+  ForEachItem(units, static_cast<size_t>(blocks), [&](size_t begin, size_t end) {
+    float* v = t_block.Get(kXi * kTilesPerBlock * (c4 + cout));
+    if (v == nullptr) std::abort();  // out of host memory
+    float* m = v + kXi * kTilesPerBlock * c4;
+    t_origins.resize(static_cast<size_t>(3 * kTilesPerBlock));
+    t_outs.resize(static_cast<size_t>(4 * kTilesPerBlock));
+    t_scratch.resize(static_cast<size_t>(cout));
+    for (int64_t block = static_cast<int64_t>(begin); block < static_cast<int64_t>(end);
+         ++block) {
+      const int64_t t0 = block * kTilesPerBlock, count = std::min(kTilesPerBlock, tiles - t0);
+      // Where each tile reads its 10x10 input pixels and writes its 2x2
+      // output pixels (scratch past the output's edge).
+      for (int64_t t = 0; t < count; ++t) {
+        const int64_t tile = t0 + t, tw = tile % tiles_w, th = tile / tiles_w % tiles_h;
+        const int64_t n = tile / (tiles_w * tiles_h);
+        t_origins[static_cast<size_t>(3 * t)] = n;
+        t_origins[static_cast<size_t>(3 * t + 1)] = 4 * th - g.pad_top;
+        t_origins[static_cast<size_t>(3 * t + 2)] = 4 * tw - g.pad_left;
+        for (int i = 0; i < 2; ++i) {
+          for (int j = 0; j < 2; ++j) {
+            const int64_t oh = 2 * th + i, ow = 2 * tw + j;
+            t_outs[static_cast<size_t>(4 * t + 2 * i + j)] =
+                oh < g.out_h && ow < g.out_w ? y + ((n * g.out_h + oh) * g.out_w + ow) * cout
+                                             : t_scratch.data();
+          }
+        }
+      }
+      Stride2InputTiles(g, x, t_origins.data(), count, v, count * c4);
+      for (int xi = 0; xi < kXi; ++xi) {
+        for (int64_t col = 0; col < cout; col += width) {
+          PairTilesInPlace(kernel, c4, v + xi * count * c4, c4, u + xi * xi_stride + col * c4,
+                           m + xi * count * cout + col, cout, count, static_cast<int>(width),
+                           false, c4, 0, /*fetch_c=*/false);
+        }
+      }
+      Stride2OutputTiles(m, count * cout, count, cout, t_outs.data());
+    }
+  });
+}
+
+}  // namespace gemm
+}  // namespace vacc
