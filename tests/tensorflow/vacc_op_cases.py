@@ -191,7 +191,14 @@ def image(op, t, rng):
                 Case("input[4,16,15,32], filter[3,3,32,40], SAME",
                      {"input": (n(4, 16, 15, 32), t), "filter": (n(3, 3, 32, 40), t)},
                      lambda raw, **k: raw.Conv2D(strides=s1, padding="SAME", **k), "sum",
-                     3 * 3 * 32)]
+                     3 * 3 * 32),
+                # A 7x7 stride-2 RGB stem with 72 2x2 output tiles: on AVX-512
+                # hosts vacc computes float32 by Winograd on the input's
+                # stride phases (vacc_gemm_conv_winograd_s2.h).
+                Case("input[1,32,34,3], filter[7,7,3,64], strides 2, SAME",
+                     {"input": (n(1, 32, 34, 3), t), "filter": (n(7, 7, 3, 64), t)},
+                     lambda raw, **k: raw.Conv2D(strides=[1, 2, 2, 1], padding="SAME", **k),
+                     "sum", 7 * 7 * 3)]
     if op == "Conv2DBackpropInput":
         return [Case("input_sizes=[2,9,11,3], filter[3,3,3,8], out_backprop[2,9,11,8], SAME",
                      {"input_sizes": _ints([2, 9, 11, 3]), "filter": (n(3, 3, 3, 8), t),
