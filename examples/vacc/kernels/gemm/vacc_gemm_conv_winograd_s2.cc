@@ -19,11 +19,11 @@ namespace {
 constexpr int kXi = kStride2Positions;
 
 // Tiles per block. A block's M is 25 x tiles x Cout values, read back
-// by the output transform from L2. On the stem (Zen4, one unit, single
-// runs of the prototype, which still fetched C) blocks of 18-36 tiles ran
-// 2.02-2.07 ms, 12 tiles 2.09, 48 tiles 2.2 and 6 tiles 2.27. Short
-// blocks pay each product's call and U's fetch more often; why 48 is
-// slower is not shown (its M, 300 KiB, still fits in L2).
+// by the output transform from L2. On the stem (Zen4, paired with oneDNN,
+// medians of 4) blocks of 12 and 36 tiles ran within +-3% of 24 at one
+// and two units, 48 tiles 0.92-0.93x at both; single runs put 6 tiles
+// ~10% behind. Short blocks pay each product's call and U's fetch more
+// often; why 48 is slower is not shown (its M, 300 KiB, still fits in L2).
 constexpr int64_t kTilesPerBlock = 24;
 
 // Fewer 2x2 output tiles than this and the direct convolution is used:
