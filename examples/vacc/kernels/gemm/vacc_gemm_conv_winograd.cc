@@ -52,13 +52,9 @@ thread_local std::vector<float> t_zeros, t_scratch;  // padding's row, past-the-
 struct Plan {
   int64_t nr = 0, panels = 0;
   int64_t chunk_panels = 0;  // panels per column chunk
-  int64_t tiles_h = 0, tiles_w = 0, tiles = 0;
+  int64_t tiles = 0;
   int64_t per_block = 0, blocks = 0;
 };
-
-int64_t TileCount(const ConvGeometry& g) {
-  return g.batch * CeilDiv(g.out_h, 2) * CeilDiv(g.out_w, 2);
-}
 
 Plan PlanFor(const ConvGeometry& g, const RowsKernel& kernel) {
   const int64_t nr = kernel.nr;
@@ -68,9 +64,7 @@ Plan PlanFor(const ConvGeometry& g, const RowsKernel& kernel) {
   const int64_t fit_panels = std::max<int64_t>(1, kUFloats / (kXi * g.in_c * nr));
   const int64_t chunks = CeilDiv(p.panels, fit_panels);
   p.chunk_panels = CeilDiv(p.panels, chunks);  // chunks as equal as whole panels allow
-  p.tiles_h = CeilDiv(g.out_h, 2);
-  p.tiles_w = CeilDiv(g.out_w, 2);
-  p.tiles = TileCount(g);
+  p.tiles = OutputTileCount(g);
   // Whole tiles of the row kernels' tallest (6 or 8 rows), at least one.
   const int64_t mr = kernel.max_rows;
   const int64_t fit = kBlockFloats / (kXi * (g.in_c + p.chunk_panels * nr));
@@ -81,29 +75,19 @@ Plan PlanFor(const ConvGeometry& g, const RowsKernel& kernel) {
 
 // Where tiles [t0, t0 + count) read their 4x4 input pixels and write their
 // 2x2 output pixels (t_taps, t_outs): rows of zeros and scratch outside.
-void LocateTiles(const ConvGeometry& g, const Plan& plan, const float* x, float* y, int64_t t0,
-                 int64_t count) {
+void LocateTiles(const ConvGeometry& g, const float* x, float* y, int64_t t0, int64_t count) {
   for (int64_t t = 0; t < count; ++t) {
-    const int64_t tile = t0 + t, tw = tile % plan.tiles_w;
-    const int64_t th = tile / plan.tiles_w % plan.tiles_h;
-    const int64_t n = tile / (plan.tiles_w * plan.tiles_h);
+    const OutputTile tile = OutputTileAt(g, t0 + t);
     for (int r = 0; r < 4; ++r) {
-      const int64_t ih = 2 * th - g.pad_top + r;
+      const int64_t ih = tile.oh - g.pad_top + r;
       for (int s = 0; s < 4; ++s) {
-        const int64_t iw = 2 * tw - g.pad_left + s;
+        const int64_t iw = tile.ow - g.pad_left + s;
         const bool inside = ih >= 0 && ih < g.in_h && iw >= 0 && iw < g.in_w;
         t_taps[static_cast<size_t>(16 * t + 4 * r + s)] =
-            inside ? x + ((n * g.in_h + ih) * g.in_w + iw) * g.in_c : t_zeros.data();
+            inside ? x + ((tile.n * g.in_h + ih) * g.in_w + iw) * g.in_c : t_zeros.data();
       }
     }
-    for (int i = 0; i < 2; ++i) {
-      for (int j = 0; j < 2; ++j) {
-        const int64_t oh = 2 * th + i, ow = 2 * tw + j;
-        t_outs[static_cast<size_t>(4 * t + 2 * i + j)] =
-            oh < g.out_h && ow < g.out_w ? y + ((n * g.out_h + oh) * g.out_w + ow) * g.out_c
-                                         : t_scratch.data();
-      }
-    }
+    OutputTilePixels(g, tile, y, t_scratch.data(), &t_outs[static_cast<size_t>(4 * t)]);
   }
 }
 
@@ -112,8 +96,8 @@ void LocateTiles(const ConvGeometry& g, const Plan& plan, const float* x, float*
 bool WinogradConvApplies(const ConvGeometry& g, TF_DataType x_dtype) {
   return x_dtype == TF_FLOAT && g.k_h == 3 && g.k_w == 3 && g.stride_h == 1 &&
          g.stride_w == 1 && g.dilation_h == 1 && g.dilation_w == 1 && g.in_c >= kMinChannels &&
-         g.out_c >= kMinChannels && TileCount(g) >= kMinTiles &&
-         TileCount(g) * std::min(g.in_c, g.out_c) >= kMinTileChannels;
+         g.out_c >= kMinChannels && OutputTileCount(g) >= kMinTiles &&
+         OutputTileCount(g) * std::min(g.in_c, g.out_c) >= kMinTileChannels;
 }
 
 void WinogradConv2D(const ConvGeometry& g, const float* x, const float* filter, float* y,
@@ -143,7 +127,7 @@ void WinogradConv2D(const ConvGeometry& g, const float* x, const float* filter, 
     for (int64_t block = static_cast<int64_t>(begin); block < static_cast<int64_t>(end); ++block) {
       const int64_t t0 = block * plan.per_block;
       const int64_t count = std::min(plan.per_block, plan.tiles - t0);
-      LocateTiles(g, plan, x, y, t0, count);
+      LocateTiles(g, x, y, t0, count);
       WinogradInputTiles(t_taps.data(), count, cin, v, count * cin);
       float* m = v + kXi * count * cin;
       for (int64_t p0 = 0; p0 < plan.panels; p0 += plan.chunk_panels) {

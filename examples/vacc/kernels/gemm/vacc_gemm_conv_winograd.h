@@ -28,10 +28,38 @@
 #define VACC_KERNELS_GEMM_VACC_GEMM_CONV_WINOGRAD_H_
 
 #include "kernels/gemm/vacc_gemm.h"
+#include "kernels/gemm/vacc_gemm_split.h"
 #include "kernels/vacc_conv.h"
 
 namespace vacc {
 namespace gemm {
+
+// Both Winograd convolutions (this one and vacc_gemm_conv_winograd_s2.h)
+// compute 2x2 blocks of output pixels, tiles, numbered image by image, row
+// by row. A tile: its image, and its first output row and column.
+struct OutputTile {
+  int64_t n = 0, oh = 0, ow = 0;
+};
+inline int64_t OutputTileCount(const ConvGeometry& g) {
+  return g.batch * CeilDiv(g.out_h, 2) * CeilDiv(g.out_w, 2);
+}
+inline OutputTile OutputTileAt(const ConvGeometry& g, int64_t tile) {
+  const int64_t tiles_w = CeilDiv(g.out_w, 2), tiles_h = CeilDiv(g.out_h, 2);
+  return {tile / (tiles_w * tiles_h), 2 * (tile / tiles_w % tiles_h), 2 * (tile % tiles_w)};
+}
+// Where the tile's output pixel (i, j) goes: out[2i + j], a pixel of y, or
+// `scratch` (out_c floats) past the output's edge.
+inline void OutputTilePixels(const ConvGeometry& g, const OutputTile& t, float* y,
+                             float* scratch, float** out) {
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 2; ++j) {
+      const int64_t oh = t.oh + i, ow = t.ow + j;
+      out[2 * i + j] = oh < g.out_h && ow < g.out_w
+                           ? y + ((t.n * g.out_h + oh) * g.out_w + ow) * g.out_c
+                           : scratch;
+    }
+  }
+}
 
 // True when WinogradConv2D computes this convolution: float32, a 3x3
 // filter, stride 1, no dilation, and enough channels both ways that the

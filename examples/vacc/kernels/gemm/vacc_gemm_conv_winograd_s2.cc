@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/gemm/vacc_gemm_buffer.h"
+#include "kernels/gemm/vacc_gemm_conv_winograd.h"
 #include "kernels/gemm/vacc_gemm_microkernel.h"
 #include "kernels/gemm/vacc_gemm_split.h"
 #include "kernels/gemm/vacc_gemm_winograd_s2_transform.h"
@@ -37,16 +38,12 @@ thread_local std::vector<int64_t> t_origins;
 thread_local std::vector<float*> t_outs;
 thread_local std::vector<float> t_scratch;  // output pixels past the edge
 
-int64_t TileCount(const ConvGeometry& g) {
-  return g.batch * CeilDiv(g.out_h, 2) * CeilDiv(g.out_w, 2);
-}
-
 }  // namespace
 
 bool Stride2WinogradConvApplies(const ConvGeometry& g, TF_DataType x_dtype) {
   if (x_dtype != TF_FLOAT || g.k_h != 7 || g.k_w != 7 || g.stride_h != 2 || g.stride_w != 2 ||
       g.dilation_h != 1 || g.dilation_w != 1 || g.in_c < 1 || g.in_c > 4 ||
-      TileCount(g) < kMinTiles) {
+      OutputTileCount(g) < kMinTiles) {
     return false;
   }
   const RowsKernel kernel = CurrentRowsKernel();
@@ -67,8 +64,7 @@ void Stride2WinogradConv2D(const ConvGeometry& g, const float* x, const float* f
                   xi_stride);
   });
 
-  const int64_t tiles_h = CeilDiv(g.out_h, 2), tiles_w = CeilDiv(g.out_w, 2);
-  const int64_t tiles = TileCount(g);
+  const int64_t tiles = OutputTileCount(g);
   const int64_t blocks = CeilDiv(tiles, kTilesPerBlock);
   ForEachItem(units, static_cast<size_t>(blocks), [&](size_t begin, size_t end) {
     float* v = t_block.Get(kXi * kTilesPerBlock * (c4 + cout));
@@ -82,20 +78,13 @@ void Stride2WinogradConv2D(const ConvGeometry& g, const float* x, const float* f
       const int64_t t0 = block * kTilesPerBlock, count = std::min(kTilesPerBlock, tiles - t0);
       // Where each tile reads its 10x10 input pixels and writes its 2x2
       // output pixels (scratch past the output's edge).
+      // (Output row oh reads input rows from 2 oh - pad_top on.)
       for (int64_t t = 0; t < count; ++t) {
-        const int64_t tile = t0 + t, tw = tile % tiles_w, th = tile / tiles_w % tiles_h;
-        const int64_t n = tile / (tiles_w * tiles_h);
-        t_origins[static_cast<size_t>(3 * t)] = n;
-        t_origins[static_cast<size_t>(3 * t + 1)] = 4 * th - g.pad_top;
-        t_origins[static_cast<size_t>(3 * t + 2)] = 4 * tw - g.pad_left;
-        for (int i = 0; i < 2; ++i) {
-          for (int j = 0; j < 2; ++j) {
-            const int64_t oh = 2 * th + i, ow = 2 * tw + j;
-            t_outs[static_cast<size_t>(4 * t + 2 * i + j)] =
-                oh < g.out_h && ow < g.out_w ? y + ((n * g.out_h + oh) * g.out_w + ow) * cout
-                                             : t_scratch.data();
-          }
-        }
+        const OutputTile tile = OutputTileAt(g, t0 + t);
+        t_origins[static_cast<size_t>(3 * t)] = tile.n;
+        t_origins[static_cast<size_t>(3 * t + 1)] = 2 * tile.oh - g.pad_top;
+        t_origins[static_cast<size_t>(3 * t + 2)] = 2 * tile.ow - g.pad_left;
+        OutputTilePixels(g, tile, y, t_scratch.data(), &t_outs[static_cast<size_t>(4 * t)]);
       }
       Stride2InputTiles(g, x, t_origins.data(), count, v, count * c4);
       for (int xi = 0; xi < kXi; ++xi) {
