@@ -95,9 +95,24 @@ struct Driver {
               ComputeUnits* units);
 };
 const Driver kGemm = {"Gemm", &gemm::Gemm};
+// The short-A path both ways, whichever this host would choose
+// (InPlaceReadsPay).
+const Driver kSmallMReadingInPlace = {
+    "SmallMGemm reading in place",
+    [](const gemm::PackableA& a, const Matrix& b, float* c, int64_t ldc, bool accumulate,
+       ComputeUnits* units) {
+      gemm::SmallMGemm(a, b, c, ldc, accumulate, units, gemm::InPlaceReads::kAlways);
+    }};
+const Driver kSmallMPacking = {
+    "SmallMGemm packing B",
+    [](const gemm::PackableA& a, const Matrix& b, float* c, int64_t ldc, bool accumulate,
+       ComputeUnits* units) {
+      gemm::SmallMGemm(a, b, c, ldc, accumulate, units, gemm::InPlaceReads::kNever);
+    }};
 const Driver kDrivers[] = {kGemm,
                            {"PackedGemm", &gemm::PackedGemm},
-                           {"SmallMGemm", &gemm::SmallMGemm},
+                           kSmallMReadingInPlace,
+                           kSmallMPacking,
                            {"NarrowBGemm", &gemm::NarrowBGemm}};
 
 // ldb: B's rows that far apart (at least N; B not transposed), or 0 for N.
@@ -172,13 +187,14 @@ class GemmTest : public ::testing::Test {
   }
 };
 
-// MR = 6 (8 on AVX-512), NR = 2 vectors (8..32), KC = 1024 (256 on the short-A path when
-// it packs B), MC = 144, and the short-A path up to 128 rows (row tiles of
-// 1..6; 7, 8 and 9 left over become 4+3, 4+4 and 5+4): one below, at and
-// above each, plus empty and degenerate shapes. The short-A path reads a
-// float32 B in place unless its rows are a multiple of 4 KiB apart (N =
-// 1024), when the first row tile packs each panel in K blocks of kRowsKC:
-// both appear, the packing one also over two K blocks (K = 300).
+// MR = 6 (8 on AVX-512), NR = 2 vectors (8..32), KC = 1024, MC = 144, and
+// the short-A path up to 128 rows (row tiles of 1..6; 7, 8 and 9 left over
+// become 4+3, 4+4 and 5+4): one below, at and above each, plus empty and
+// degenerate shapes. The short-A path runs both ways on every host (its
+// two drivers above): reading a float32 B in place (unless its rows are a
+// multiple of 4 KiB apart, N = 1024, which it packs anyway) and with the
+// first row tile packing each panel; both over several K blocks (K = 1025,
+// 2050).
 const Shape3 kEdgeShapes[] = {
     {0, 0, 0},     {0, 5, 7},     {5, 0, 7},      {5, 7, 0},      {1, 1, 1},    {1, 37, 1},
     {6, 8, 16},    {5, 9, 15},    {7, 17, 17},    {8, 40, 20},    {9, 30, 8},   {13, 3, 33},
@@ -208,26 +224,42 @@ TEST_F(GemmTest, EdgeShapesEveryTransposeEveryTargetEveryDriver) {
 
 // Gemm reads a float32 A of up to 768 rows and 1 MiB in place, as the
 // short-A path does, with a float32 B whose rows are not a multiple of 4
-// KiB apart (InPlaceApplies); on AVX-512 two full B panels run as one tile
-// (run_b_in_place_pair). Shapes: pairs then a single full panel, then a
-// partial one (N = 100, 160), a pair over two K blocks (K = 1100, which
-// adds the second block), the row limit and one past it (767, 769 rows),
-// and A of exactly 1 MiB (512 x 512 x 128). N = 160 is 5 panels on
-// AVX-512, which the units cannot split evenly enough (packed there).
+// KiB apart (InPlaceApplies), where that pays (InPlaceReadsPay); on
+// AVX-512 two full B panels run as one tile (run_b_in_place_pair). Shapes:
+// pairs then a single full panel, then a partial one (N = 100, 160), a
+// pair over two K blocks (K = 1100, which adds the second block), the row
+// limit and one past it (767, 769 rows), and A of exactly 1 MiB (512 x
+// 512 x 128). N = 160 is 5 panels on AVX-512, which the units cannot split
+// evenly enough (packed there). Each through Gemm and through the short-A
+// path told to read in place, so the in-place kernels run on any host.
 // (`two` has two workers besides the calling thread: three participants.)
 TEST_F(GemmTest, InPlacePathPanelPairsAndKBlocks) {
   ComputeUnits two(2, std::chrono::microseconds(50));
   for (const std::string& target : AvailableSimdTargets()) {
     Select(target);
-    for (const Shape3& s : {Shape3{130, 1100, 64}, Shape3{300, 77, 160}, Shape3{200, 50, 100},
-                            Shape3{767, 40, 96}, Shape3{769, 40, 96}, Shape3{512, 512, 128}}) {
-      CheckGemm(s, false, false, TF_FLOAT, nullptr, false,
-                Describe(s, false, false, TF_FLOAT, 0, target));
-      CheckGemm(s, false, false, TF_FLOAT, &two, false,
-                Describe(s, false, false, TF_FLOAT, 2, target));
-      CheckGemm(s, false, false, TF_FLOAT, &two, true,
-                Describe(s, false, false, TF_FLOAT, 2, target) + " accumulate");
+    for (const Driver& driver : {kGemm, kSmallMReadingInPlace}) {
+      for (const Shape3& s : {Shape3{130, 1100, 64}, Shape3{300, 77, 160}, Shape3{200, 50, 100},
+                              Shape3{767, 40, 96}, Shape3{769, 40, 96}, Shape3{512, 512, 128}}) {
+        CheckGemm(s, false, false, TF_FLOAT, nullptr, false,
+                  Describe(s, false, false, TF_FLOAT, 0, target), driver);
+        CheckGemm(s, false, false, TF_FLOAT, &two, false,
+                  Describe(s, false, false, TF_FLOAT, 2, target), driver);
+        CheckGemm(s, false, false, TF_FLOAT, &two, true,
+                  Describe(s, false, false, TF_FLOAT, 2, target) + " accumulate", driver);
+      }
     }
+  }
+}
+
+// Where the row kernels read operands in place rather than pack them
+// (InPlaceReadsPay): only with AVX-512 kernels on an AMD core (Zen4 runs
+// them as 256-bit halves); never with AVX2 or narrower, where packing
+// measured faster (Zen3).
+TEST_F(GemmTest, InPlaceReadsPayOnlyForAvx512KernelsOnAmd) {
+  for (const std::string& target : AvailableSimdTargets()) {
+    Select(target);
+    const bool avx512 = target.rfind("AVX3", 0) == 0;
+    EXPECT_EQ(gemm::InPlaceReadsPay(), avx512 && HostCpuIsAmd()) << target;
   }
 }
 

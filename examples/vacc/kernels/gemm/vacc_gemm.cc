@@ -31,8 +31,9 @@
 // lines cross between cores, and the packing it saves is small).
 //
 // Gemm picks the driver by shape: a very short A (a small batch, e.g.
-// 32 x 784 x 128), or, on AMD cores, one that fits a unit's L2 with a B
-// that can be read in place (256^3, 512^3: LongAInPlacePays), takes
+// 32 x 784 x 128), or, where reading in place pays (InPlaceReadsPay:
+// AMD Zen4's AVX-512 kernels), one that fits a unit's L2 with a B that can
+// be read in place (256^3, 512^3), takes
 // vacc_gemm_small_m.cc, a narrow B (e.g. a
 // 1x1 Conv2D to 128 channels) vacc_gemm_narrow_b.cc, anything else
 // PackedGemm here.
@@ -52,7 +53,6 @@
 #include "kernels/gemm/vacc_gemm_panel_claims.h"
 #include "kernels/gemm/vacc_gemm_split.h"
 #include "kernels/gemm/vacc_gemm_small_m.h"
-#include "kernels/vacc_simd.h"
 
 namespace vacc {
 namespace gemm {
@@ -163,26 +163,12 @@ const float* NextPanelSlice(PanelRef next_panel, int64_t tile, int64_t kc) {
                                                                  : nullptr;
 }
 
-// Whether a longer A (past kSmallMRows) that InPlaceApplies to should take
-// the in-place path rather than the packed driver. It measured faster on
-// AMD Zen4 (1.02-1.07x at 256^3 to 768 x 300 x 512, blocking.h), slower on
-// an Intel Xeon (Emerald Rapids class, AVX-512, same binary; alternating
-// the two drivers in one process, medians of 11, one unit): 512^3 0.84-
-// 0.86x, 768 x 512 x 300 0.84x, 640 x 512 x 400 0.86x, 256 x 512 x 512
-// 0.91x, 384^3 0.90x; at two units 0.84-0.96x, except the Keras MLP's
-// 256 x 784 x 512 (1.12x at two units, 0.94x at one). Zen4 runs a 512-bit
-// FMA as two 256-bit halves, so its kernels wait on the FMAs with load
-// slots to spare for A and B read in place; Intel's two full-width FMA
-// pipes leave none, and the packed driver's contiguous panels win. Only
-// AMD's and Intel's x86 cores were measured: others keep the packed driver.
-bool LongAInPlacePays() { return HostCpuIsAmd(); }
-
 }  // namespace
 
 void Gemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool accumulate,
           ComputeUnits* units) {
   if (TransposedNarrowGemm(a, b, c, ldc, accumulate, units)) return;
-  if (SmallMApplies(a) || (LongAInPlacePays() && InPlaceApplies(a, b, units))) {
+  if (SmallMApplies(a) || (InPlaceReadsPay() && InPlaceApplies(a, b, units))) {
     SmallMGemm(a, b, c, ldc, accumulate, units);
   } else if (NarrowBApplies(a, b)) {
     NarrowBGemm(a, b, c, ldc, accumulate, units);

@@ -25,12 +25,15 @@
 //       measured faster than the extra passes over C. Zen3 (512 KiB L2)
 //       was not measured again at these depths.
 //   kRowsKC  the depth of the paths that read A in place with the row
-//       kernel and pack B (vacc_gemm_small_m.cc, vacc_gemm_conv_direct.cc):
+//       kernel and pack B (vacc_gemm_narrow_b.cc, vacc_gemm_conv_direct.cc):
 //       their A rows stream from wherever A is, so the B panel keeps half
 //       of L1 (256 x 16 floats = 16 KiB); 384 was no faster there. The
-//       short-A path reading B in place takes KC instead (its B panel is in
-//       L2 anyway): 32 x 784 x 128 in blocks of 392 rather than 196 ran
-//       1.01-1.03x on Zen4, in one block of 784 (KC = 1024) 1.01-1.04x more.
+//       short-A path takes KC instead, whether it reads B in place (its B
+//       panel is in L2 anyway: 32 x 784 x 128 in blocks of 392 rather than
+//       196 ran 1.01-1.03x on Zen4, in one block of 784 1.01-1.04x more) or
+//       packs it (Zen3, paired with oneDNN, medians of 6: one block of 784
+//       0.96x of oneDNN at t1 and t2, blocks of 392 0.95x / 0.93x, of 196
+//       0.93x / 0.87x).
 //   MC  rows of a packed A block (a row chunk of the packed driver), which
 //       stays in L2 while every B panel of the NC block passes: 144 x 384
 //       floats = 216 KiB, under half of Zen3's L2, so B panels and C lines
@@ -118,8 +121,10 @@
 //       1.01x / 1.02x, 768^3 (2.25 MiB) 0.98x / 1.01x, 1000^3 0.99x / 1.00x,
 //       4096 x 256 x 256 0.91x / 0.96x. On an Intel Xeon the in-place
 //       path lost to the packed driver at these shapes (0.84-0.96x), so
-//       Gemm uses it for a longer A on AMD cores only (LongAInPlacePays,
-//       vacc_gemm.cc).
+//       Gemm uses it for a longer A only where reading in place pays
+//       (InPlaceReadsPay, vacc_gemm_small_m.h: AMD Zen4's AVX-512
+//       kernels; on Zen3 with AVX2 it ran 256^3 and 512^3 at 0.72-0.77x of
+//       oneDNN/OpenBLAS against 0.94-1.07x packed).
 // TODO(vendor): a device sizes these for its own memories (scratchpad, SRAM).
 #ifndef VACC_KERNELS_GEMM_VACC_GEMM_BLOCKING_H_
 #define VACC_KERNELS_GEMM_VACC_GEMM_BLOCKING_H_

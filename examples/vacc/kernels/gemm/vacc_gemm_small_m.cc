@@ -33,6 +33,7 @@
 #include "kernels/gemm/vacc_gemm_microkernel.h"
 #include "kernels/gemm/vacc_gemm_pack.h"
 #include "kernels/gemm/vacc_gemm_split.h"
+#include "kernels/vacc_simd.h"
 
 namespace vacc {
 namespace gemm {
@@ -123,8 +124,9 @@ void ComputePanels(const PackableA& a, const Matrix& b, float* c, int64_t ldc, b
   }
 }
 
-// Whether every row tile reads the panels of a float32 B with contiguous
-// rows in place, rather than the first tile packing each for the others.
+// Whether every row tile can read the panels of a float32 B with
+// contiguous rows in place, rather than the first tile packing each for
+// the others (where that pays: InPlaceReadsPay).
 // Unpacked, a panel (KC rows x 2 lines) stays in L2 between the tiles
 // unless its rows are a multiple of 4 KiB apart: then they fall into a
 // few of L2's sets (Zen4: 32 of 2048 at 4 KiB) and evict each other.
@@ -171,16 +173,23 @@ bool InPlaceApplies(const PackableA& a, const Matrix& b, ComputeUnits* units) {
   return panels >= parts && 8 * idle <= panels;
 }
 
+bool InPlaceReadsPay() {
+  const int vector_floats = CurrentMicroKernel().nr / 2;  // NR is two vectors
+  return HostCpuIsAmd() && vector_floats >= 16;
+}
+
 void SmallMGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool accumulate,
-                ComputeUnits* units) {
+                ComputeUnits* units, InPlaceReads reads) {
   if (EmptyProduct(a, b, c, ldc, accumulate)) return;
   Plan plan;
   plan.packed = MicroKernelFor(b.cols);
   plan.rows = RowsKernelFor(b.cols);
   plan.a_in_place = FloatRowsInPlace(a);
   plan.b_in_place = FloatBRowsInPlace(b);
-  plan.b_unpacked = BothInPlace(a, b);
-  plan.kc_max = EvenBlockLength(a.cols(), plan.b_unpacked ? kKC : kRowsKC);
+  const bool in_place = reads == InPlaceReads::kIfTheyPay ? InPlaceReadsPay()
+                                                           : reads == InPlaceReads::kAlways;
+  plan.b_unpacked = in_place && BothInPlace(a, b);
+  plan.kc_max = EvenBlockLength(a.cols(), kKC);
   const int64_t panels = CeilDiv(b.cols, plan.packed.nr);
   if (units == nullptr) {
     ComputePanels(a, b, c, ldc, accumulate, plan, 0, panels);
