@@ -97,18 +97,14 @@ struct Driver {
 const Driver kGemm = {"Gemm", &gemm::Gemm};
 // The short-A path both ways, whichever this host would choose
 // (InPlaceReadsPay).
-const Driver kSmallMReadingInPlace = {
-    "SmallMGemm reading in place",
-    [](const gemm::PackableA& a, const Matrix& b, float* c, int64_t ldc, bool accumulate,
-       ComputeUnits* units) {
-      gemm::SmallMGemm(a, b, c, ldc, accumulate, units, gemm::InPlaceReads::kAlways);
-    }};
-const Driver kSmallMPacking = {
-    "SmallMGemm packing B",
-    [](const gemm::PackableA& a, const Matrix& b, float* c, int64_t ldc, bool accumulate,
-       ComputeUnits* units) {
-      gemm::SmallMGemm(a, b, c, ldc, accumulate, units, gemm::InPlaceReads::kNever);
-    }};
+template <gemm::InPlaceReads kReads>
+void SmallMGemmWith(const gemm::PackableA& a, const Matrix& b, float* c, int64_t ldc,
+                    bool accumulate, ComputeUnits* units) {
+  gemm::SmallMGemm(a, b, c, ldc, accumulate, units, kReads);
+}
+const Driver kSmallMReadingInPlace = {"SmallMGemm reading in place",
+                                      &SmallMGemmWith<gemm::InPlaceReads::kAlways>};
+const Driver kSmallMPacking = {"SmallMGemm packing B", &SmallMGemmWith<gemm::InPlaceReads::kNever>};
 const Driver kDrivers[] = {kGemm,
                            {"PackedGemm", &gemm::PackedGemm},
                            kSmallMReadingInPlace,
