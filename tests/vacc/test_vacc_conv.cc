@@ -21,6 +21,7 @@
 #include "kernels/gemm/vacc_gemm.h"
 #include "kernels/gemm/vacc_gemm_conv_winograd.h"
 #include "kernels/gemm/vacc_gemm_conv_winograd_s2.h"
+#include "kernels/gemm/vacc_gemm_conv_winograd_s2_rows.h"
 #include "kernels/gemm/vacc_gemm_microkernel.h"
 #include "kernels/gemm/vacc_gemm_winograd_s2_transform.h"
 #include "kernels/vacc_half.h"
@@ -296,12 +297,14 @@ TEST_F(ConvTest, Float32WinogradRoundingOnArbitraryValues) {
   ExpectRoundingWithinFloat32(g, Bodies());
 }
 
-// The same for the stride-2 Winograd (vacc_gemm_conv_winograd_s2.h), whose
-// transforms scale by up to 3 and 4/3 and sum 5 terms: a 7x7 stride-2 RGB
-// stem of 64 channels on a 64x64 image (256 tiles). It runs where the
-// target has the pair kernels (AVX-512); the others check the direct path.
-// Measured 4e-7 on AVX3, against 2.1e-7 for the direct path (the other
-// targets) and the scalar reference (the test prints it).
+// The same for the stride-2 Winograds, whose transforms scale and sum
+// several terms: a 7x7 stride-2 RGB stem of 64 channels on a 64x64 image
+// (256 2x2 tiles; rows of 8 4-pixel tiles). The 2-D F(2x2, 4x4)
+// (vacc_gemm_conv_winograd_s2.h) runs where the target has the pair
+// kernels (AVX-512), F(4, 4) along rows (vacc_gemm_conv_winograd_s2_rows.h)
+// on AVX2, the direct path on the others. Measured 4e-7 on AVX3, 5.9e-7 on
+// AVX2, against 2.1e-7 for the direct path and the scalar reference (the
+// test prints it).
 TEST_F(ConvTest, Float32Stride2WinogradRoundingOnArbitraryValues) {
   ConvGeometry g;
   g.batch = 1; g.in_h = g.in_w = 64; g.in_c = 3; g.k_h = g.k_w = 7; g.out_c = 64;
@@ -362,19 +365,29 @@ TEST_F(ConvTest, WinogradEveryShapeEveryTarget) {
   }
 }
 
+// n square images of hw x hw x cin, SAME padding, a k x k filter to cout
+// channels: what the "which convolutions take a path" tests ask about.
+ConvGeometry SquareSameGeometry(int64_t n, int64_t hw, int64_t cin, int64_t cout, int64_t k,
+                                int64_t stride, int64_t dilation) {
+  ConvGeometry g;
+  g.batch = n; g.in_h = g.in_w = hw; g.in_c = cin; g.out_c = cout;
+  g.k_h = g.k_w = k; g.stride_h = g.stride_w = stride;
+  g.dilation_h = g.dilation_w = dilation;
+  std::string error;
+  EXPECT_TRUE(ComputeConvOutput(Padding::kSame, {}, &g, &error)) << error;
+  return g;
+}
+
+// The same for one image.
+ConvGeometry OneImageGeometry(int64_t hw, int64_t cin, int64_t cout, int64_t k, int64_t stride,
+                              int64_t dilation) {
+  return SquareSameGeometry(1, hw, cin, cout, k, stride, dilation);
+}
+
 // Which convolutions Conv2D gives Winograd: float32 3x3 stride 1, with
 // enough channels and tiles to pay for the transforms.
 TEST(ConvPathTest, WinogradTakesLargeFloat3x3Stride1Only) {
-  auto geometry = [](int64_t n, int64_t hw, int64_t cin, int64_t cout, int64_t k,
-                     int64_t stride, int64_t dilation) {
-    ConvGeometry g;
-    g.batch = n; g.in_h = g.in_w = hw; g.in_c = cin; g.out_c = cout;
-    g.k_h = g.k_w = k; g.stride_h = g.stride_w = stride;
-    g.dilation_h = g.dilation_w = dilation;
-    std::string error;
-    EXPECT_TRUE(ComputeConvOutput(Padding::kSame, {}, &g, &error)) << error;
-    return g;
-  };
+  auto geometry = SquareSameGeometry;
   EXPECT_TRUE(gemm::WinogradConvApplies(geometry(8, 56, 64, 64, 3, 1, 1), TF_FLOAT));
   EXPECT_TRUE(gemm::WinogradConvApplies(geometry(4, 7, 512, 512, 3, 1, 1), TF_FLOAT));
   EXPECT_FALSE(gemm::WinogradConvApplies(geometry(8, 56, 64, 64, 3, 1, 1), TF_BFLOAT16));
@@ -402,22 +415,46 @@ const Case kStride2WinogradCases[] = {
     {"one_tile", {1, 3, 2, 3}, {7, 7, 3, 64}, 2, 2, 1, 1, Padding::kSame, {}},
 };
 
-TEST_F(ConvTest, Stride2WinogradEveryShapeEveryTarget) {
-  ComputeUnits units(2, std::chrono::microseconds(50));
+// Every case on every target where `runs(g)` says the path can: `conv`
+// called directly against the exact sums. Returns how many ran.
+template <size_t kCount, class Runs, class Conv>
+int CheckOnEveryTarget(const Case (&cases)[kCount], const std::string& path, Runs&& runs,
+                       Conv&& conv) {
   int ran = 0;
   for (const std::string& target : AvailableSimdTargets()) {
-    Select(target);
-    const gemm::RowsKernel kernel = gemm::CurrentRowsKernel();
-    for (const Case& c : kStride2WinogradCases) {
-      const ConvGeometry g = GeometryOf(c);
-      if (kernel.pair_max_rows == 0 || 4 * g.in_c > gemm::Stride2MaxPhaseChannels()) continue;
+    std::string error;
+    EXPECT_TRUE(SelectSimd(target, &error)) << error;
+    for (const Case& c : cases) {
+      if (!runs(GeometryOf(c))) continue;
       ++ran;
-      CheckCalledDirectly(c, std::string("stride-2 Winograd ") + c.name + " on " + target,
-                          [&](const ConvGeometry& geometry, const float* x, const float* w,
-                              float* y) { gemm::Stride2WinogradConv2D(geometry, x, w, y, &units); });
+      CheckCalledDirectly(c, path + " " + c.name + " on " + target, conv);
     }
   }
+  return ran;
+}
+
+TEST_F(ConvTest, Stride2WinogradEveryShapeEveryTarget) {
+  ComputeUnits units(2, std::chrono::microseconds(50));
+  const int ran = CheckOnEveryTarget(
+      kStride2WinogradCases, "stride-2 Winograd",
+      [](const ConvGeometry& g) {
+        return gemm::CurrentRowsKernel().pair_max_rows > 0 &&
+               4 * g.in_c <= gemm::Stride2MaxPhaseChannels();
+      },
+      [&](const ConvGeometry& g, const float* x, const float* w, float* y) {
+        gemm::Stride2WinogradConv2D(g, x, w, y, &units);
+      });
   if (ran == 0) GTEST_SKIP() << "no SIMD target here has the pair kernels (AVX-512)";
+}
+
+// What neither stride-2 Winograd takes, on any target: another dtype,
+// stride 1, a 5x5 filter, dilation, 5 input channels.
+void ExpectNotStride2WinogradShapes(bool (*applies)(const ConvGeometry&, TF_DataType)) {
+  EXPECT_FALSE(applies(OneImageGeometry(224, 3, 64, 7, 2, 1), TF_HALF));
+  EXPECT_FALSE(applies(OneImageGeometry(224, 3, 64, 7, 1, 1), TF_FLOAT));
+  EXPECT_FALSE(applies(OneImageGeometry(224, 3, 64, 5, 2, 1), TF_FLOAT));
+  EXPECT_FALSE(applies(OneImageGeometry(224, 3, 64, 7, 2, 2), TF_FLOAT));
+  EXPECT_FALSE(applies(OneImageGeometry(224, 5, 64, 7, 2, 1), TF_FLOAT));
 }
 
 // Which convolutions Conv2D gives the stride-2 Winograd: float32 7x7
@@ -425,30 +462,65 @@ TEST_F(ConvTest, Stride2WinogradEveryShapeEveryTarget) {
 // pairs of panels, at least 64 tiles; only on a target with the pair
 // kernels.
 TEST_F(ConvTest, Stride2WinogradTakesLargeFloat7x7Stride2Only) {
-  auto geometry = [](int64_t hw, int64_t cin, int64_t cout, int64_t k, int64_t stride,
-                     int64_t dilation) {
-    ConvGeometry g;
-    g.batch = 1; g.in_h = g.in_w = hw; g.in_c = cin; g.out_c = cout;
-    g.k_h = g.k_w = k; g.stride_h = g.stride_w = stride;
-    g.dilation_h = g.dilation_w = dilation;
-    std::string error;
-    EXPECT_TRUE(ComputeConvOutput(Padding::kSame, {}, &g, &error)) << error;
-    return g;
-  };
+  auto geometry = OneImageGeometry;
   Select("best");
   const gemm::RowsKernel kernel = gemm::CurrentRowsKernel();
   const bool pairs = kernel.pair_max_rows > 0;
   EXPECT_EQ(gemm::Stride2WinogradConvApplies(geometry(224, 3, 64, 7, 2, 1), TF_FLOAT), pairs);
   EXPECT_EQ(gemm::Stride2WinogradConvApplies(geometry(32, 4, 128, 7, 2, 1), TF_FLOAT), pairs);
-  EXPECT_FALSE(gemm::Stride2WinogradConvApplies(geometry(224, 3, 64, 7, 2, 1), TF_HALF));
-  EXPECT_FALSE(gemm::Stride2WinogradConvApplies(geometry(224, 3, 64, 7, 1, 1), TF_FLOAT));
-  EXPECT_FALSE(gemm::Stride2WinogradConvApplies(geometry(224, 3, 64, 5, 2, 1), TF_FLOAT));
-  EXPECT_FALSE(gemm::Stride2WinogradConvApplies(geometry(224, 3, 64, 7, 2, 2), TF_FLOAT));
-  EXPECT_FALSE(gemm::Stride2WinogradConvApplies(geometry(224, 5, 64, 7, 2, 1), TF_FLOAT));
+  ExpectNotStride2WinogradShapes(gemm::Stride2WinogradConvApplies);
   EXPECT_FALSE(gemm::Stride2WinogradConvApplies(geometry(224, 3, 48, 7, 2, 1), TF_FLOAT));
   // 14 x 14 outputs are 49 tiles, 16 x 16 are 64.
   EXPECT_FALSE(gemm::Stride2WinogradConvApplies(geometry(28, 3, 64, 7, 2, 1), TF_FLOAT));
   EXPECT_EQ(gemm::Stride2WinogradConvApplies(geometry(32, 3, 64, 7, 2, 1), TF_FLOAT), pairs);
+}
+
+// The stride-2 Winograd along output rows (vacc_gemm_conv_winograd_s2_rows.h),
+// called directly on every target whose vectors hold 2 Cin phase channels
+// (Conv2D takes it only without the pair kernels, but it is right on any):
+// output widths that are not multiples of 4 leave tiles of 1-3 pixels,
+// tiles read past the image on both sides, VALID and explicit padding move
+// the phases, 3 bands of 8 output rows (the last partial) read padding
+// rows at the top and bottom, Cout of 40 leaves a partial panel and a
+// scalar tail in the transforms, and one and two input channels leave
+// phase lanes unused. Row tiles run as 6s and 5s (28 tiles) or as other
+// callers cut them (4-7 tiles).
+const Case kStride2RowWinogradCases[] = {
+    {"same_odd", {2, 37, 45, 3}, {7, 7, 3, 64}, 2, 2, 1, 1, Padding::kSame, {}},
+    {"valid", {1, 27, 40, 3}, {7, 7, 3, 64}, 2, 2, 1, 1, Padding::kValid, {}},
+    {"explicit_40", {1, 20, 50, 4}, {7, 7, 4, 40}, 2, 2, 1, 1, Padding::kExplicit, {3, 0, 1, 4}},
+    {"one_channel", {1, 16, 32, 1}, {7, 7, 1, 16}, 2, 2, 1, 1, Padding::kSame, {}},
+    {"two_channels_28_tiles", {1, 9, 224, 2}, {7, 7, 2, 24}, 2, 2, 1, 1, Padding::kSame, {}},
+};
+
+TEST_F(ConvTest, Stride2RowWinogradEveryShapeEveryTarget) {
+  ComputeUnits units(2, std::chrono::microseconds(50));
+  const int ran = CheckOnEveryTarget(
+      kStride2RowWinogradCases, "stride-2 row Winograd",
+      [](const ConvGeometry& g) { return 2 * g.in_c <= gemm::Stride2RowMaxPhaseChannels(); },
+      [&](const ConvGeometry& g, const float* x, const float* w, float* y) {
+        gemm::Stride2RowWinogradConv2D(g, x, w, y, &units);
+      });
+  if (ran == 0) GTEST_SKIP() << "no SIMD target here holds 2 Cin phase channels in a vector";
+}
+
+// Which convolutions Conv2D gives the stride-2 row Winograd: those of the
+// 2-D one's shape (float32 7x7 stride 2, no dilation) on a target without
+// the pair kernels, with 2 Cin lanes and rows of at least 8 tiles.
+TEST_F(ConvTest, Stride2RowWinogradTakesFloat7x7Stride2WithoutPairsOnly) {
+  auto geometry = OneImageGeometry;
+  for (const std::string& target : AvailableSimdTargets()) {
+    Select(target);
+    SCOPED_TRACE(target);
+    const bool lanes = 6 <= gemm::Stride2RowMaxPhaseChannels();  // 2 Cin at RGB
+    const bool rows = gemm::CurrentRowsKernel().pair_max_rows == 0 && lanes;
+    EXPECT_EQ(gemm::Stride2RowWinogradConvApplies(geometry(224, 3, 64, 7, 2, 1), TF_FLOAT), rows);
+    EXPECT_EQ(gemm::Stride2RowWinogradConvApplies(geometry(224, 3, 48, 7, 2, 1), TF_FLOAT), rows);
+    ExpectNotStride2WinogradShapes(gemm::Stride2RowWinogradConvApplies);
+    // 60 x 60 inputs give rows of 30 outputs, 8 tiles of 4; 56 x 56, 7.
+    EXPECT_FALSE(gemm::Stride2RowWinogradConvApplies(geometry(56, 3, 64, 7, 2, 1), TF_FLOAT));
+    EXPECT_EQ(gemm::Stride2RowWinogradConvApplies(geometry(60, 3, 64, 7, 2, 1), TF_FLOAT), rows);
+  }
 }
 
 TEST(ConvGeometryTest, TensorFlowsPaddingRules) {

@@ -6,7 +6,9 @@
 //                         large 3x3 stride-1 float32: Winograd's F(2x2, 3x3),
 //                         gemm/vacc_gemm_conv_winograd.h; large 7x7
 //                         stride-2 float32 on 1-4 channels: F(2x2, 4x4) on
-//                         the input's phases, vacc_gemm_conv_winograd_s2.h;
+//                         the input's phases, vacc_gemm_conv_winograd_s2.h,
+//                         or without the AVX-512 pair kernels F(2, 4) along
+//                         each output row, vacc_gemm_conv_winograd_s2_rows.h;
 //                         other float32
 //                         without horizontal dilation: patches read in
 //                         place, gemm/vacc_gemm_conv_direct.h)
@@ -24,6 +26,7 @@
 #include "kernels/gemm/vacc_gemm_conv_direct.h"
 #include "kernels/gemm/vacc_gemm_conv_winograd.h"
 #include "kernels/gemm/vacc_gemm_conv_winograd_s2.h"
+#include "kernels/gemm/vacc_gemm_conv_winograd_s2_rows.h"
 #include "kernels/gemm/vacc_gemm_im2col.h"
 #include "kernels/vacc_conv.h"
 #include "kernels/vacc_simd.h"
@@ -99,6 +102,8 @@ Status Conv2DWork(const ConvGeometry& g, const Tensor& x, const Tensor& filter, 
       gemm::Gemm(a, b, out.data(), g.out_c, false, &units);
     } else if (gemm::Stride2WinogradConvApplies(g, x.dtype)) {
       gemm::Stride2WinogradConv2D(g, x.as<float>(), filter.as<float>(), out.data(), &units);
+    } else if (gemm::Stride2RowWinogradConvApplies(g, x.dtype)) {
+      gemm::Stride2RowWinogradConv2D(g, x.as<float>(), filter.as<float>(), out.data(), &units);
     } else if (gemm::WinogradConvApplies(g, x.dtype)) {
       gemm::WinogradConv2D(g, x.as<float>(), filter.as<float>(), out.data(), &units);
     } else if (gemm::DirectConvApplies(g, x.dtype)) {

@@ -8,11 +8,13 @@
 //   filter  (g0..g3) -> (g0 / 2, (g0 + g1 + g2 + g3) / 2,
 //                        (g0 - g1 + g2 - g3) / 6, (g0 + 2g1 + 4g2 + 8g3) / 6, g3)
 //   output  (m0..m4) -> (m0 + m1 + m2 + m3, m1 - m2 + 2m3 + m4)
+// and F(4, 4)'s, along output rows only (kRowBt, kRowG, kRowAt below).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/gemm/vacc_gemm_winograd_s2_transform.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -220,6 +222,178 @@ void Filter(const ConvGeometry& g, const float* filter, int64_t ci0, int64_t ci1
   }
 }
 
+
+// ---- F(4, 4) along output rows (vacc_gemm_conv_winograd_s2_rows.h) ----
+// A row tile is 4 output pixels of one output row, computed from 7 phase
+// pixels of each column phase with points 0, 1, -1, 2, -2, -1/2 and
+// infinity (of the orders tried, the smallest rounding error: 2.5e-7 of
+// sum |x w| at K = 42, against 3.8e-7 with 1/2 for -1/2). Each row of the
+// input transform is scaled to integers, the filter's by the inverse.
+constexpr int kRowPoints = 7;  // phase pixels per row tile
+constexpr int kRowTilePixels = 4;
+constexpr float kRowBt[kRowPoints][kRowPoints] = {
+    {4, 8, -5, -10, 1, 2, 0},  {0, -4, -12, -7, 3, 2, 0}, {0, 4, 4, -9, -1, 2, 0},
+    {0, -2, -5, 0, 5, 2, 0},   {0, 2, 3, -4, -3, 2, 0},   {0, 4, 0, -5, 0, 1, 0},
+    {0, 4, 8, -5, -10, 1, 2}};
+constexpr float kRowG[kRowPoints][4] = {
+    {1.0f / 4, 0, 0, 0},
+    {-1.0f / 18, -1.0f / 18, -1.0f / 18, -1.0f / 18},
+    {1.0f / 6, -1.0f / 6, 1.0f / 6, -1.0f / 6},
+    {1.0f / 120, 1.0f / 60, 1.0f / 30, 1.0f / 15},
+    {-1.0f / 72, 1.0f / 36, -1.0f / 18, 1.0f / 9},
+    {-32.0f / 45, 16.0f / 45, -8.0f / 45, 4.0f / 45},
+    {0, 0, 0, 1.0f / 2}};
+constexpr float kRowAt[kRowTilePixels][kRowPoints] = {{1, 1, 1, 1, 1, 1, 0},
+                                                      {0, 1, -1, 2, -2, -0.5f, 0},
+                                                      {0, 1, 1, 4, 4, 0.25f, 0},
+                                                      {0, 1, -1, 8, -8, -0.125f, 1}};
+
+// out = coef * in for a constant matrix: unrolled, its zeros skipped and
+// its ones added, at compile time.
+template <int kOut, int kIn, class V>
+HWY_INLINE void Combine(const float (&coef)[kOut][kIn], const V (&in)[kIn], V (&out)[kOut]) {
+  const hn::DFromV<V> d;
+  HWY_UNROLL(8)
+  for (int i = 0; i < kOut; ++i) {
+    V acc = hn::Zero(d);
+    HWY_UNROLL(8)
+    for (int j = 0; j < kIn; ++j) {
+      const float c = coef[i][j];
+      if (c == 0.0f) continue;
+      if (c == 1.0f) {
+        acc = hn::Add(acc, in[j]);
+      } else if (c == -1.0f) {
+        acc = hn::Sub(acc, in[j]);
+      } else {
+        acc = hn::MulAdd(hn::Set(d, c), in[j], acc);
+      }
+    }
+    out[i] = acc;
+  }
+}
+
+// The phase pixels are vectors of an input row's 2 Cin phase channels
+// (lanes (pw, c)): input columns (2 j, 2 j + 1) from the tile's first are
+// 2 Cin contiguous values, so each is one load.
+using RowTag = hn::CappedTag<float, 8>;
+
+int64_t RowMaxPhaseChannels() { return static_cast<int64_t>(hn::Lanes(RowTag())); }
+
+void RowInputTiles(const ConvGeometry& g, const float* const* rows, int64_t row_count,
+                   int64_t tiles, float* HWY_RESTRICT v, int64_t ldv, int64_t xi_stride) {
+  const RowTag d;
+  using V = hn::Vec<RowTag>;
+  const int64_t cin = g.in_c, pc = 2 * cin, lanes = static_cast<int64_t>(hn::Lanes(d));
+  // A tile reads input columns [col0, col0 + 14): its last load starts 12
+  // columns on and is a whole vector long.
+  constexpr int64_t kColumns = 2 * kRowPoints;
+  const int64_t reach = (kColumns - 2) * cin + lanes;
+  HWY_ALIGN float buffer[kColumns * 4 + 8];  // a border tile's columns, zeros outside x
+  for (int64_t t = 0; t < tiles; ++t) {
+    const int64_t col0 = 2 * kRowTilePixels * t - g.pad_left;
+    const bool in_place = col0 >= 0 && col0 * cin + reach <= g.in_w * cin;
+    float* vt = v + t * ldv;
+    // Row r's 2 Cin values go to [r * 2 Cin, ...): each store is a whole
+    // vector, the lanes past 2 Cin overwritten by the next row's store (the
+    // caller leaves room after the last).
+    for (int64_t r = 0; r < row_count; ++r, vt += pc) {
+      const float* row = rows[r];
+      if (row == nullptr) {  // a padding row
+        HWY_UNROLL(7)
+        for (int xi = 0; xi < kRowPoints; ++xi) hn::StoreU(hn::Zero(d), d, vt + xi * xi_stride);
+        continue;
+      }
+      const float* src = row + col0 * cin;
+      if (!in_place) {
+        std::memset(buffer, 0, sizeof(buffer));
+        for (int64_t c = std::max<int64_t>(0, -col0); c < kColumns && col0 + c < g.in_w; ++c) {
+          for (int64_t i = 0; i < cin; ++i) buffer[c * cin + i] = row[(col0 + c) * cin + i];
+        }
+        src = buffer;
+      }
+      V p[kRowPoints], out[kRowPoints];
+      HWY_UNROLL(7)
+      for (int s = 0; s < kRowPoints; ++s) p[s] = hn::LoadU(d, src + 2 * s * cin);
+      Combine(kRowBt, p, out);
+      HWY_UNROLL(7)
+      for (int xi = 0; xi < kRowPoints; ++xi) hn::StoreU(out[xi], d, vt + xi * xi_stride);
+    }
+  }
+}
+
+// Tile t's pixels (those of 4 t .. 4 t + 3 inside the row, `pixels`) for
+// the channels [c, c + Lanes(d)).
+template <class D>
+HWY_INLINE void RowOutputTile(D d, const float* HWY_RESTRICT m, int64_t xi_stride, int64_t c,
+                              float* y, int64_t channels, int64_t pixels) {
+  using V = hn::Vec<D>;
+  V column[kRowPoints], out[kRowTilePixels];
+  HWY_UNROLL(7)
+  for (int xi = 0; xi < kRowPoints; ++xi) column[xi] = hn::LoadU(d, m + xi * xi_stride + c);
+  Combine(kRowAt, column, out);
+  HWY_UNROLL(4)
+  for (int i = 0; i < kRowTilePixels; ++i) {
+    if (i < pixels) hn::StoreU(out[i], d, y + i * channels + c);
+  }
+}
+
+void RowOutputTiles(const float* m, int64_t xi_stride, int64_t tiles, int64_t channels,
+                    int64_t out_w, float* y_row) {
+  const hn::ScalableTag<float> d;
+  const hn::CappedTag<float, 1> d1;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t t = 0; t < tiles; ++t) {
+    const float* mt = m + t * channels;
+    const int64_t first = kRowTilePixels * t;
+    const int64_t pixels = std::min<int64_t>(kRowTilePixels, out_w - first);
+    float* y = y_row + first * channels;
+    int64_t c = 0;
+    for (; c + N <= channels; c += N) RowOutputTile(d, mt, xi_stride, c, y, channels, pixels);
+    for (; c < channels; ++c) RowOutputTile(d1, mt, xi_stride, c, y, channels, pixels);
+  }
+}
+
+// U for output channels [co, co + Lanes(d)) of kernel row kh, phase
+// channel (pw, c).
+template <class D>
+HWY_INLINE void RowFilterChannels(D d, const ConvGeometry& g, const float* filter, int64_t kh,
+                                  int64_t pw, int64_t c, int64_t co, int64_t nr,
+                                  float* HWY_RESTRICT u, int64_t xi_stride) {
+  using V = hn::Vec<D>;
+  const int64_t cin = g.in_c, k = kh * 2 * cin + pw * cin + c, depth = g.k_h * 2 * cin;
+  V w[4];  // the phase's taps kw = 2 q + pw (zero past the filter)
+  HWY_UNROLL(4)
+  for (int q = 0; q < 4; ++q) {
+    const int64_t kw = 2 * q + pw;
+    w[q] = kw < g.k_w ? hn::LoadU(d, filter + ((kh * g.k_w + kw) * cin + c) * g.out_c + co)
+                      : hn::Zero(d);
+  }
+  V out[kRowPoints];
+  Combine(kRowG, w, out);
+  float* dst = u + (co / nr) * depth * nr + k * nr + co % nr;
+  HWY_UNROLL(7)
+  for (int xi = 0; xi < kRowPoints; ++xi) hn::StoreU(out[xi], d, dst + xi * xi_stride);
+}
+
+void RowFilter(const ConvGeometry& g, const float* filter, int64_t nr, float* HWY_RESTRICT u,
+               int64_t xi_stride) {
+  const hn::ScalableTag<float> d;
+  const hn::CappedTag<float, 1> d1;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t kh = 0; kh < g.k_h; ++kh) {
+    for (int64_t pw = 0; pw < 2; ++pw) {
+      for (int64_t c = 0; c < g.in_c; ++c) {
+        // A vector never straddles two panels: nr is a multiple of N.
+        int64_t co = 0;
+        for (; co + N <= g.out_c && nr % N == 0; co += N) {
+          RowFilterChannels(d, g, filter, kh, pw, c, co, nr, u, xi_stride);
+        }
+        for (; co < g.out_c; ++co) RowFilterChannels(d1, g, filter, kh, pw, c, co, nr, u, xi_stride);
+      }
+    }
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace gemm
 }  // namespace vacc
@@ -233,6 +407,10 @@ HWY_EXPORT(MaxPhaseChannels);
 HWY_EXPORT(InputTiles);
 HWY_EXPORT(OutputTiles);
 HWY_EXPORT(Filter);
+HWY_EXPORT(RowMaxPhaseChannels);
+HWY_EXPORT(RowInputTiles);
+HWY_EXPORT(RowOutputTiles);
+HWY_EXPORT(RowFilter);
 
 int64_t Stride2MaxPhaseChannels() { return HWY_DYNAMIC_DISPATCH(MaxPhaseChannels)(); }
 
@@ -249,6 +427,23 @@ void Stride2OutputTiles(const float* m, int64_t matrix_stride, int64_t tiles, in
 void Stride2Filter(const ConvGeometry& g, const float* filter, int64_t ci0, int64_t ci1,
                    int64_t width, float* u, int64_t xi_stride) {
   HWY_DYNAMIC_DISPATCH(Filter)(g, filter, ci0, ci1, width, u, xi_stride);
+}
+
+int64_t Stride2RowMaxPhaseChannels() { return HWY_DYNAMIC_DISPATCH(RowMaxPhaseChannels)(); }
+
+void Stride2RowInputTiles(const ConvGeometry& g, const float* const* rows, int64_t row_count,
+                          int64_t tiles, float* v, int64_t ldv, int64_t xi_stride) {
+  HWY_DYNAMIC_DISPATCH(RowInputTiles)(g, rows, row_count, tiles, v, ldv, xi_stride);
+}
+
+void Stride2RowOutputTiles(const float* m, int64_t xi_stride, int64_t tiles, int64_t channels,
+                           int64_t out_w, float* y_row) {
+  HWY_DYNAMIC_DISPATCH(RowOutputTiles)(m, xi_stride, tiles, channels, out_w, y_row);
+}
+
+void Stride2RowFilter(const ConvGeometry& g, const float* filter, int64_t nr, float* u,
+                      int64_t xi_stride) {
+  HWY_DYNAMIC_DISPATCH(RowFilter)(g, filter, nr, u, xi_stride);
 }
 
 }  // namespace gemm

@@ -55,6 +55,39 @@ void Stride2OutputTiles(const float* m, int64_t matrix_stride, int64_t tiles, in
 void Stride2Filter(const ConvGeometry& g, const float* filter, int64_t ci0, int64_t ci1,
                    int64_t width, float* u, int64_t xi_stride);
 
+// F(4, 4) along the width only (vacc_gemm_conv_winograd_s2_rows.h), with
+// points 0, 1, -1, 2, -2, -1/2 and infinity (the matrices are in the .cc):
+// a row tile is 4 output pixels of one output row, its phase pixels 7
+// input column pairs of each input row it reads; a tile's V is its input
+// rows' 2 Cin phase channels in turn, so the 7 kernel rows of an output
+// row are 7 x 2 Cin consecutive values (the products' K).
+
+// The most phase channels (2 Cin) an input row's transform takes: one
+// vector of at most 8 lanes of the target dispatch selects now.
+int64_t Stride2RowMaxPhaseChannels();
+
+// V of `row_count` input rows rows[0..row_count) (NULL: a padding row,
+// zeros) for the `tiles` tiles of an output row; tile t reads input
+// columns from 8 t - pad_left (zeros outside x). V[xi] of tile t, row r,
+// phase channel (pw, c) at v[xi * xi_stride + t * ldv + r * 2 Cin + pw *
+// Cin + c]; ldv must leave room for a vector past the last row
+// (row_count * 2 Cin + Stride2RowMaxPhaseChannels()).
+void Stride2RowInputTiles(const ConvGeometry& g, const float* const* rows, int64_t row_count,
+                          int64_t tiles, float* v, int64_t ldv, int64_t xi_stride);
+
+// Output pixels 4 t .. 4 t + 3 (those below out_w) of each tile t to
+// y_row[pixel * channels + c], from M[xi] of tile t, channel c at
+// m[xi * xi_stride + t * channels + c].
+void Stride2RowOutputTiles(const float* m, int64_t xi_stride, int64_t tiles, int64_t channels,
+                           int64_t out_w, float* y_row);
+
+// U for the HWIO filter of g (k_w <= 8), packed as the row kernels read B:
+// U[xi] of (k, output channel co) to u[xi * xi_stride + (co / nr) * K * nr
+// + k * nr + co % nr]. Columns past out_c in the last panel are left as
+// they are (the caller zeroes them).
+void Stride2RowFilter(const ConvGeometry& g, const float* filter, int64_t nr, float* u,
+                      int64_t xi_stride);
+
 }  // namespace gemm
 }  // namespace vacc
 
