@@ -514,12 +514,12 @@ TEST(PanelClaims, WaiterSleepsUntilAnotherThreadPacks) {
 
 // The narrow-B path (vacc_gemm_narrow_b.h) as Gemm picks it: A read in
 // place, or packed per row block when transposed or 16-bit; several K blocks
-// (K = 784: 4 x 196) and row blocks, N from 1 to kNarrowBCols (half-width
+// (K = 784: 4 x 196) and row blocks, N from 1 to NarrowBCols() (half-width
 // kernels up to half a panel), on 1 to 3 units and accumulating; and a
 // transposed A with a narrow N, which Gemm computes as C^T = B^T A^T; A's
 // rows a multiple of 4 KiB apart or not (the two kernels of pairs).
 TEST_F(GemmTest, NarrowBInPlaceOrPackedOnOneTwoThreeUnits) {
-  const int64_t widest = gemm::kNarrowBCols;
+  const int64_t widest = gemm::NarrowBCols();
   for (int count : {1, 2, 3}) {
     ComputeUnits units(count, std::chrono::microseconds(50));
     for (const Shape3& s : {Shape3{1500, 256, 128}, Shape3{256, 784, 10}, Shape3{997, 300, 1},
@@ -544,6 +544,24 @@ TEST_F(GemmTest, NarrowBInPlaceOrPackedOnOneTwoThreeUnits) {
   // A transposed and N leaving panels part empty: Gemm computes C^T = B^T A^T.
   CheckGemm({300, 700, 10}, true, false, TF_FLOAT, &two, true, "300x700x10 A^T accumulate");
   CheckGemm({300, 700, 10}, true, true, TF_FLOAT, nullptr, false, "300x700x10 A^T B^T");
+}
+
+// How wide a B the narrow-B path takes, per target: 128 columns where the
+// row kernels have panel pairs (AVX-512), 96 elsewhere, where the packed
+// driver ran 6272 x 256 x 128 (the 1x1 Conv2D) and wider K faster (Zen3).
+TEST_F(GemmTest, NarrowBColsFollowPanelPairs) {
+  for (const std::string& target : AvailableSimdTargets()) {
+    Select(target);
+    const bool pairs = gemm::CurrentRowsKernel().pair_max_rows > 0;
+    EXPECT_EQ(gemm::NarrowBCols(), pairs ? 128 : 96) << target;
+    std::vector<float> a(6272 * 256), b(256 * 128);
+    const gemm::MatrixA one_by_one(gemm::RowMajor(a.data(), TF_FLOAT, 6272, 256, false));
+    EXPECT_EQ(gemm::NarrowBApplies(one_by_one, gemm::RowMajor(b.data(), TF_FLOAT, 256, 128, false)),
+              pairs)
+        << target;
+    EXPECT_TRUE(gemm::NarrowBApplies(one_by_one, gemm::RowMajor(b.data(), TF_FLOAT, 256, 96, false)))
+        << target;
+  }
 }
 
 // Every target's micro-kernel reports a tile of MR x (2 vectors): MR 8

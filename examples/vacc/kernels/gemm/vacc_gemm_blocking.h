@@ -106,6 +106,18 @@
 //       (interleaved, medians): at 2 units 1.03x on 6272 x 256 x 128 (the 1x1
 //       Conv2D), 1.16x at 1024 x 1024 x 128, 1.7x at 2048 x 512 x 64 and at
 //       256 x 512 x 10; at N = 256 a wash (0.97-1.08x), at 512 slower (0.87-0.97x).
+//       Those figures predate the packed driver's later changes; the rule
+//       now holds only where the row kernels have panel pairs (AVX-512).
+//   kNarrowBColsWithoutPairs  the same without them (AVX2 and below).
+//       Measured on Zen3 (AVX2) against the packed driver, taking turns in
+//       one process, medians of 30: the packed driver ran 6272 x 256 x 128
+//       (the 1x1 Conv2D) 1.01-1.03x at one unit and 1.03-1.06x at two,
+//       6272 x 512 x 128 1.07-1.12x, 1024 x 1024 x 128 1.32x and 1568 x
+//       1024 x 128 1.25-1.3x; at N = 96 a wash (0.97-1.05x); narrow B stayed
+//       ahead at N = 80 (0.95x), N = 64 (0.93-0.97x, 2048 x 512 x 64 0.94x
+//       at one unit) and below (N = 32 0.81x, N = 10 0.69-0.73x). With A
+//       read in place, each 6-row tile broadcasts from six rows coming
+//       from L2, once per 16-column panel; packed, A's rows are one stream.
 //   kSmallMRows  the most rows of A the short-A path takes
 //       (vacc_gemm_small_m.h). Measured on Zen3: it is faster up to 128 rows
 //       (1.3x at 32 x 784 x 128, 1.7x at 200 x 300 x 10) and even at 256.
@@ -149,6 +161,7 @@ constexpr int64_t kSmallMRows = 128;
 constexpr int64_t kInPlaceMaxRows = 768;
 constexpr int64_t kInPlaceAFloats = int64_t{1} << 18;
 constexpr int64_t kNarrowBCols = 128;
+constexpr int64_t kNarrowBColsWithoutPairs = 96;
 // Row chunks per participating unit in the narrow-B path: enough that the
 // last one taken is short.
 constexpr int64_t kNarrowBChunksPerParticipant = 16;

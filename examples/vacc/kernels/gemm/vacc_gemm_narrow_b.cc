@@ -38,8 +38,12 @@ thread_local PackBuffer t_narrow_a;  // each unit's packed rows of A, when not i
 
 }  // namespace
 
+int64_t NarrowBCols() {
+  return CurrentRowsKernel().pair_max_rows > 0 ? kNarrowBCols : kNarrowBColsWithoutPairs;
+}
+
 bool NarrowBApplies(const PackableA& a, const Matrix& b) {
-  return b.cols <= kNarrowBCols && a.rows() > kSmallMRows;
+  return b.cols <= NarrowBCols() && a.rows() > kSmallMRows;
 }
 
 void NarrowBGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool accumulate,

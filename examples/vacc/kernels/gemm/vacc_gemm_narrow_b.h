@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// The GEMM for a narrow B (few columns: N up to kNarrowBCols, such as a 1x1
-// Conv2D's 6272 x 256 x 128 or a classifier's 256 x 512 x 10). There each
+// The GEMM for a narrow B (few columns: N up to NarrowBCols(), such as a
+// 1x1 Conv2D's 6272 x 256 x 128 on AVX-512 or a classifier's 256 x 512 x
+// 10). There each
 // row of A meets only a few B panels, so the general driver's packing of A
 // (a read and a write of all of A) is not paid back, and with N = 10 it
 // costs as much as the product. This path packs all of B once (it is
@@ -16,7 +17,12 @@
 namespace vacc {
 namespace gemm {
 
-// True when NarrowBGemm handles this product: B has at most kNarrowBCols
+// The most columns of B the narrow-B path takes on the target dispatch
+// selects now: kNarrowBCols where the row kernels have panel pairs
+// (AVX-512), kNarrowBColsWithoutPairs elsewhere (vacc_gemm_blocking.h).
+int64_t NarrowBCols();
+
+// True when NarrowBGemm handles this product: B has at most NarrowBCols()
 // columns and A more rows than the short-A path takes.
 bool NarrowBApplies(const PackableA& a, const Matrix& b);
 
