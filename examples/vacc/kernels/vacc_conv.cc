@@ -7,7 +7,7 @@
 //                         gemm/vacc_gemm_conv_winograd.h; large 7x7
 //                         stride-2 float32 on 1-4 channels: F(2x2, 4x4) on
 //                         the input's phases, vacc_gemm_conv_winograd_s2.h,
-//                         or without the AVX-512 pair kernels F(2, 4) along
+//                         or without the AVX-512 pair kernels F(4, 4) along
 //                         each output row, vacc_gemm_conv_winograd_s2_rows.h;
 //                         other float32
 //                         without horizontal dilation: patches read in

@@ -41,9 +41,7 @@ thread_local std::vector<float> t_scratch;  // output pixels past the edge
 }  // namespace
 
 bool Stride2WinogradConvApplies(const ConvGeometry& g, TF_DataType x_dtype) {
-  if (x_dtype != TF_FLOAT || g.k_h != 7 || g.k_w != 7 || g.stride_h != 2 || g.stride_w != 2 ||
-      g.dilation_h != 1 || g.dilation_w != 1 || g.in_c < 1 || g.in_c > 4 ||
-      OutputTileCount(g) < kMinTiles) {
+  if (!IsFloat7x7Stride2(g, x_dtype) || g.in_c > 4 || OutputTileCount(g) < kMinTiles) {
     return false;
   }
   const RowsKernel kernel = CurrentRowsKernel();

@@ -16,8 +16,8 @@ namespace vacc {
 namespace gemm {
 namespace {
 
-constexpr int kXi = 7;  // F(4, 4)'s points: the products per output row
-constexpr int64_t kTilePixels = 4;
+constexpr int kXi = kStride2RowPoints;  // the products per output row
+constexpr int64_t kTilePixels = kStride2RowTilePixels;
 
 // Output rows per band: a band's 2 x 7 + 5 = 21 input rows are transformed
 // once (V: 7 x 28 tiles x 21 rows x 6 values, 99 KiB at the stem, in L2)
@@ -55,8 +55,7 @@ thread_local std::vector<const float*> t_rows;
 }  // namespace
 
 bool Stride2RowWinogradConvApplies(const ConvGeometry& g, TF_DataType x_dtype) {
-  if (x_dtype != TF_FLOAT || g.k_h != 7 || g.k_w != 7 || g.stride_h != 2 || g.stride_w != 2 ||
-      g.dilation_h != 1 || g.dilation_w != 1 || g.in_c < 1 || g.out_c < 1 ||
+  if (!IsFloat7x7Stride2(g, x_dtype) || g.out_c < 1 ||
       CeilDiv(g.out_w, kTilePixels) < kMinRowTiles) {
     return false;
   }
@@ -73,7 +72,9 @@ void Stride2RowWinogradConv2D(const ConvGeometry& g, const float* x, const float
   // calling unit makes it before the bands.
   float* u = t_filter.Get(kXi * u_stride);
   if (u == nullptr) std::abort();  // out of host memory
-  std::fill(u, u + kXi * u_stride, 0.0f);  // the last panel's columns past Cout
+  // Stride2RowFilter writes every column up to Cout: only a last panel
+  // partly past it needs zeros.
+  if (cout % nr != 0) std::fill(u, u + kXi * u_stride, 0.0f);
   Stride2RowFilter(g, filter, nr, u, u_stride);
 
   const int64_t tiles = CeilDiv(g.out_w, kTilePixels);

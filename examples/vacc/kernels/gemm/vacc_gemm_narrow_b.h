@@ -2,10 +2,9 @@
 //
 // The GEMM for a narrow B (few columns: N up to NarrowBCols(), such as a
 // 1x1 Conv2D's 6272 x 256 x 128 on AVX-512 or a classifier's 256 x 512 x
-// 10). There each
-// row of A meets only a few B panels, so the general driver's packing of A
-// (a read and a write of all of A) is not paid back, and with N = 10 it
-// costs as much as the product. This path packs all of B once (it is
+// 10). There each row of A meets only a few B panels, so the general
+// driver's packing of A (a read and a write of all of A) is not paid back,
+// and with N = 10 it costs as much as the product. This path packs all of B once (it is
 // small), then splits the rows of A across units in one step: each reads
 // its rows in place (or packs them for itself, if A is transposed or 16-bit)
 // and computes them against every panel over all of K.

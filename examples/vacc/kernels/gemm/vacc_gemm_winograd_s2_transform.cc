@@ -222,15 +222,14 @@ void Filter(const ConvGeometry& g, const float* filter, int64_t ci0, int64_t ci1
   }
 }
 
-
 // ---- F(4, 4) along output rows (vacc_gemm_conv_winograd_s2_rows.h) ----
 // A row tile is 4 output pixels of one output row, computed from 7 phase
 // pixels of each column phase with points 0, 1, -1, 2, -2, -1/2 and
 // infinity (of the orders tried, the smallest rounding error: 2.5e-7 of
 // sum |x w| at K = 42, against 3.8e-7 with 1/2 for -1/2). Each row of the
 // input transform is scaled to integers, the filter's by the inverse.
-constexpr int kRowPoints = 7;  // phase pixels per row tile
-constexpr int kRowTilePixels = 4;
+constexpr int kRowPoints = kStride2RowPoints;  // phase pixels per row tile
+constexpr int kRowTilePixels = kStride2RowTilePixels;
 constexpr float kRowBt[kRowPoints][kRowPoints] = {
     {4, 8, -5, -10, 1, 2, 0},  {0, -4, -12, -7, 3, 2, 0}, {0, 4, 4, -9, -1, 2, 0},
     {0, -2, -5, 0, 5, 2, 0},   {0, 2, 3, -4, -3, 2, 0},   {0, 4, 0, -5, 0, 1, 0},

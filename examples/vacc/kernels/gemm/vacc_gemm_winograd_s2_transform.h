@@ -30,6 +30,14 @@ namespace gemm {
 // Positions of a 5x5 tile of phase pixels: the 25 products.
 constexpr int kStride2Positions = 25;
 
+// The shape both stride-2 Winograds take: float32, a 7x7 filter at stride
+// 2 without dilation, at least one input channel. Each adds its own
+// limits (channels per vector, kernels, tiles).
+inline bool IsFloat7x7Stride2(const ConvGeometry& g, TF_DataType x_dtype) {
+  return x_dtype == TF_FLOAT && g.k_h == 7 && g.k_w == 7 && g.stride_h == 2 && g.stride_w == 2 &&
+         g.dilation_h == 1 && g.dilation_w == 1 && g.in_c >= 1;
+}
+
 // The most phase channels (4 Cin) the input transform takes: one vector of
 // the target dispatch selects now (16 on AVX-512).
 int64_t Stride2MaxPhaseChannels();
@@ -61,6 +69,10 @@ void Stride2Filter(const ConvGeometry& g, const float* filter, int64_t ci0, int6
 // input column pairs of each input row it reads; a tile's V is its input
 // rows' 2 Cin phase channels in turn, so the 7 kernel rows of an output
 // row are 7 x 2 Cin consecutive values (the products' K).
+
+// F(4, 4)'s points (the products per output row) and a row tile's pixels.
+constexpr int kStride2RowPoints = 7;
+constexpr int kStride2RowTilePixels = 4;
 
 // The most phase channels (2 Cin) an input row's transform takes: one
 // vector of at most 8 lanes of the target dispatch selects now.
