@@ -218,7 +218,16 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   const Matrix* b_in_place = b.dtype == TF_FLOAT && b.col_stride == 1 ? &b : nullptr;
   const bool b_rows_share_sets = b.col_stride == 1 && RowsShareCacheSets(b);
   // Likewise a float32 A with contiguous rows or columns (transposed), by
-  // the tiles of each block's first panel (run_packing_a).
+  // the tiles of each block's first panel (run_packing_a). Those tiles read
+  // A from L3 or memory and run slower than the rest: in the 1x1 Conv2D
+  // (6272 x 256 x 128, Zen3, one unit, perf in bench_vacc_conv) 21% of the
+  // time for 12.5% of the FMAs. Tried, in paired rounds against oneDNN
+  // (bench_vacc_conv, 8-10 runs of 3 repetitions, ratio before -> after,
+  // t1 / t2): the later panels' tiles fetching the next chunk's A through
+  // the kernel's fetch walk, which cut those tiles to 18% of the time,
+  // 1.000 -> 1.004 / 0.957 -> 0.960; the chunk taken tile by tile (every
+  // panel of a tile before the next, A's tile then in L1) 0.981 -> 0.987
+  // / 0.930 -> 0.911. Neither was kept.
   const Matrix* am = a.InMemory();
   const Matrix* a_in_place = am != nullptr && am->dtype == TF_FLOAT &&
                                      (am->col_stride == 1 || am->row_stride == 1)

@@ -22,8 +22,12 @@
 //       (t1) and 1.04-1.05x (t2); with AVX2 on Zen4 1.01-1.04x. The B panel
 //       (1024 x 32 floats, 128 KiB) then streams from L2, not L1, and the
 //       packed A block (MC x KC, 576 KiB) takes over half of L2: both
-//       measured faster than the extra passes over C. Zen3 (512 KiB L2)
-//       was not measured again at these depths.
+//       measured faster than the extra passes over C. On Zen3 (512 KiB
+//       L2) blocks of 512 and 384 against 1024 (taking turns with
+//       dnnl_sgemm in one process, medians of 30, ratios to it): 256 x
+//       1024 x 1024 t1 1.163 and 1.144 against 1.149, t2 1.105 and 1.096
+//       against 1.085; 1024^3 t1 1.051 and 1.048 against 1.072, t2 1.152
+//       and 1.116 against 1.122: within the noise, so one KC serves both.
 //   kRowsKC  the depth of the paths that read A in place with the row
 //       kernel and pack B (vacc_gemm_narrow_b.cc, vacc_gemm_conv_direct.cc):
 //       their A rows stream from wherever A is, so the B panel keeps half
