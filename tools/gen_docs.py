@@ -962,6 +962,17 @@ def render_versions(D):
       "it. A function that a release declares in its headers but does not export compiles "
       "against that release's stock headers yet makes the plugin fail to load; tfplugin's "
       "include roots mark such functions unavailable.\n")
+    w("A plugin meant to load in several releases, one of which lacks a function it can use, "
+      "binds that function at run time instead of importing it: "
+      "`#include \"tfplugin/optional_import.h\"`, then "
+      "`TFPLUGIN_PFN_TF_AssignUpdateVariable fn; if (TFPLUGIN_BIND_IMPORT(TF_AssignUpdateVariable, &fn)) ...` "
+      "sets `fn` where the TensorFlow that loaded the plugin exports it (looked up in the "
+      "libraries that export it, if loaded, then in the global scope) and NULL elsewhere, "
+      "where the plugin leaves out what needs it. Each root's `tfplugin/imports.h` declares "
+      "`TFPLUGIN_PFN_<name>`, the function's pointer type, and `TFPLUGIN_LIBRARIES_<name>`, "
+      "the libraries that export it, for every function a plugin imports, available in that "
+      "release or not (the `abi` suite checks every type against the measured signature; "
+      "`shims_bind_import` checks the lookup).\n")
     gone = {}
     never = []
     for n in sorted(D.functions):

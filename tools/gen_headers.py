@@ -6,6 +6,9 @@
                                                     compiles against that release
   include/tfplugin/tf<release>/tfplugin/abi_release.h   release/revision macros
   include/tfplugin/tf<release>/tfplugin/tensorflow.h    all of that release's headers
+  include/tfplugin/tf<release>/tfplugin/imports.h       a function pointer type per
+                                                    imported function, and the
+                                                    libraries that export it
 
 Declarations are written from measured facts (names, types, values, order),
 never from TensorFlow's text, with three repairs that keep the ABI identical:
@@ -167,7 +170,7 @@ class RootWriter:
     def enum(self, name):
         return f"enum {name} {{\n{self.enum_body(self.facts['enums'][name])}}};\n"
 
-    def function(self, name):
+    def params(self, name):
         fn = self.functions[name]
         params = [declarator(p["type"], p["name"]) if p["name"] else c_type(p["type"])
                   for p in fn["params"]]
@@ -176,6 +179,11 @@ class RootWriter:
         if not params:
             # `f()` declares no prototype in C; (void) is the same ABI and checked.
             params = ["void"]
+        return params
+
+    def function(self, name):
+        fn = self.functions[name]
+        params = self.params(name)
         head = declarator(fn["return"], name).strip()
         role = self.m.function_role(self.rel, name)
         attr = ""
@@ -347,6 +355,42 @@ class RootWriter:
             f.write(self.release_header())
         with open(os.path.join(root, "tfplugin", "tensorflow.h"), "w") as f:
             f.write(self.umbrella_header())
+        with open(os.path.join(root, "tfplugin", "imports.h"), "w") as f:
+            f.write(self.imports_header())
+
+    def imports_header(self):
+        """A function pointer type for every function a plugin imports, with
+        the releases and libraries that export it: what binding one at run
+        time takes (tfplugin/optional_import.h), for a function some release
+        does not export."""
+        out = [f"{BANNER} * TensorFlow {self.rel}: for each C API function a plugin imports,\n"
+               " * TFPLUGIN_PFN_<name>, its function pointer type, and\n"
+               " * TFPLUGIN_LIBRARIES_<name>, the libraries of any measured release that\n"
+               " * export it (colon-separated sonames), for binding it at run time where\n"
+               " * a release may not export it (tfplugin/optional_import.h). Declared\n"
+               " * whether or not this release exports the function. */\n"
+               "#ifndef TFPLUGIN_IMPORTS_H_\n#define TFPLUGIN_IMPORTS_H_\n\n"
+               "#include \"tfplugin/tensorflow.h\"\n\n"
+               "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"]
+        for name in sorted(self.functions):
+            if self.m.function_role(self.rel, name) != "import":
+                continue
+            fn = self.functions[name]
+            exporting = [r for r in self.m.releases if name in self.m.facts[r]["exports"]]
+            # Sonames, as a loaded library is known by (the Python extension
+            # is measured under its path in the wheel).
+            libs = sorted({os.path.basename(lib) for r in exporting
+                           for lib in self.m.facts[r]["exports"][name]["libs"]})
+            where = release_ranges(exporting, self.m.releases) or "no measured release"
+            ret = c_type(fn["return"])
+            pointer = f"(*TFPLUGIN_PFN_{name})({', '.join(self.params(name))})"
+            head = (f"{ret}{pointer}" if ret.endswith("*") else f"{ret} {pointer}")
+            out.append(f"/* {name}: exported by TensorFlow {where} */\n"
+                       f"typedef {head};\n"
+                       f"#define TFPLUGIN_LIBRARIES_{name} \"{':'.join(libs)}\"\n")
+        out.append("\n#ifdef __cplusplus\n}  /* extern \"C\" */\n#endif\n\n"
+                   "#endif /* TFPLUGIN_IMPORTS_H_ */\n")
+        return "".join(out)
 
     def umbrella_header(self):
         """Every plugin-facing header this release ships, in one include."""

@@ -3,7 +3,9 @@
 
 usage: headers_alone.py ROOT COMMON_INCLUDE --cc CC... --cxx CXX...
 
-Self-containment: a plugin may include any one header first. Each header is
+Self-containment: a plugin may include any one header first. Each header of
+the root, and each of the SDK's own headers beside the roots
+(COMMON_INCLUDE/tfplugin/*.h, some of which include the root's), is
 compiled alone (-fsyntax-only) as C99, C11, C++11, C++17 and C++20 with
 -Wall -Wextra -Werror -pedantic; every failure is printed with the compiler's
 first error line.
@@ -40,7 +42,10 @@ def main():
     ap.add_argument("--cxx", nargs="+", required=True)
     a = ap.parse_args()
     jobs = []
-    for h in sorted(headers(a.root)):
+    sdk_dir = os.path.join(a.common, "tfplugin")
+    sdk_headers = sorted(os.path.join("tfplugin", n) for n in os.listdir(sdk_dir)
+                         if n.endswith(".h"))
+    for h in sorted(headers(a.root)) + sdk_headers:
         for lang, std in STANDARDS:
             base = a.cc if lang == "c" else a.cxx
             cmd = base + [f"-std={std}"] + WARN + ["-I", a.root, "-I", a.common]

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * A plugin that binds C API functions at run time (tfplugin/optional_import.h),
+ * loaded RTLD_LOCAL by test_bind_import.c, so that the shims it links are not
+ * in the global scope: the lookup must find them by soname, as it finds
+ * TensorFlow 2.18's local libraries. Checks what each lookup returns; main()
+ * of the test says which failed. */
+#include <stdio.h>
+
+#include "tensorflow/c/tf_status.h"
+#include "tfplugin/optional_import.h"
+
+#define CHECK(cond)                                              \
+  do {                                                           \
+    if (!(cond)) {                                               \
+      fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+      ++failures;                                                \
+    }                                                            \
+  } while (0)
+
+int bind_plugin_run(void);
+int bind_plugin_run(void) {
+  int failures = 0;
+  /* Found (through TFPLUGIN_SHIMS_LIBRARY): the very function this plugin
+   * imports, and it works. */
+  TFPLUGIN_PFN_TF_NewStatus new_status = NULL;
+  CHECK(TFPLUGIN_BIND_IMPORT(TF_NewStatus, &new_status) == 1);
+  CHECK(new_status == &TF_NewStatus);
+  if (new_status != NULL) {
+    TF_Status *status = new_status();
+    CHECK(status != NULL && TF_GetCode(status) == TF_OK);
+    TF_DeleteStatus(status);
+  }
+  /* A helper only TensorFlow 2.6-2.18 export, which the shims define too. */
+  TFPLUGIN_PFN_TF_AssignUpdateVariable assign_update = NULL;
+  CHECK(TFPLUGIN_BIND_IMPORT(TF_AssignUpdateVariable, &assign_update) == 1);
+  CHECK(assign_update != NULL);
+  /* Not the shims' soname in the list: not found, since they are not in the
+   * global scope; and the pointer is cleared. */
+  new_status = &TF_NewStatus;
+  CHECK(tfplugin_bind_import(&new_status, sizeof new_status, "TF_NewStatus",
+                             "libtensorflow_framework.so.2:libnot_a_library.so.9") == 0);
+  CHECK(new_status == NULL);
+  /* A name nothing exports. */
+  CHECK(tfplugin_bind_import(&new_status, sizeof new_status, "TF_NoSuchFunction",
+                             TFPLUGIN_SHIMS_LIBRARY) == 0);
+  CHECK(new_status == NULL);
+  /* Found at the end of a list, past empty and oversized entries. */
+  CHECK(tfplugin_bind_import(&new_status, sizeof new_status, "TF_NewStatus",
+                             "::libnot_a_library.so.9:" TFPLUGIN_SHIMS_LIBRARY) == 1);
+  CHECK(new_status == &TF_NewStatus);
+  /* A destination that is not pointer-sized gets nothing. */
+  char small[2] = {1, 1};
+  CHECK(tfplugin_bind_import(small, sizeof small, "TF_NewStatus", TFPLUGIN_SHIMS_LIBRARY) == 0);
+  CHECK(small[0] == 0 && small[1] == 0);
+  return failures;
+}
