@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
  * A plugin that binds C API functions at run time (tfplugin/optional_import.h),
- * loaded RTLD_LOCAL by test_bind_import.c, so that the shims it links are not
- * in the global scope: the lookup must find them by soname, as it finds
- * TensorFlow 2.18's local libraries. Checks what each lookup returns; main()
- * of the test says which failed. */
+ * loaded RTLD_LOCAL by test_dlopen.c, so that the shims it links are not in the
+ * global scope: the lookup must find them by soname, as it finds TensorFlow
+ * 2.18's local libraries. Prints each failed check; returns how many failed. */
+#include <dlfcn.h>
 #include <stdio.h>
 
 #include "tensorflow/c/tf_status.h"
@@ -17,9 +17,14 @@
     }                                                            \
   } while (0)
 
-int bind_plugin_run(void);
+__attribute__((visibility("default"))) int bind_plugin_run(void);
+
 int bind_plugin_run(void) {
   int failures = 0;
+  /* The premise: the shims are loaded, but not in the global scope. */
+  void *global = dlopen(NULL, RTLD_LAZY);
+  CHECK(global != NULL && dlsym(global, "TF_NewStatus") == NULL);
+  if (global != NULL) dlclose(global);
   /* Found (through TFPLUGIN_SHIMS_LIBRARY): the very function this plugin
    * imports, and it works. */
   TFPLUGIN_PFN_TF_NewStatus new_status = NULL;
@@ -52,5 +57,8 @@ int bind_plugin_run(void) {
   char small[2] = {1, 1};
   CHECK(tfplugin_bind_import(small, sizeof small, "TF_NewStatus", TFPLUGIN_SHIMS_LIBRARY) == 0);
   CHECK(small[0] == 0 && small[1] == 0);
+  /* None of those lookups loaded a library. */
+  CHECK(dlopen("libnot_a_library.so.9", RTLD_LAZY | RTLD_NOLOAD) == NULL);
+  CHECK(dlopen("libtensorflow_framework.so.2", RTLD_LAZY | RTLD_NOLOAD) == NULL);
   return failures;
 }
