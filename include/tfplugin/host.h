@@ -177,6 +177,26 @@ TFP_HOST_EXPORT const TF_Tensor *tfp_op_output(const tfp_op *op, int i);
 /* The chosen kernel ("MatMul on VACC {T=float}"), after a run; else NULL. */
 TFP_HOST_EXPORT const char *tfp_op_kernel(const tfp_op *op);
 
+/* ---- Resource variables
+ * What VarHandleOp and AssignVariableOp make in TensorFlow: a tensor in a
+ * device's memory that kernels update in place, reached through a resource
+ * handle input (DT_RESOURCE, in host memory). The shims' variable helpers
+ * (TF_GetInputTensorFromVariable, TF_AssignUpdateVariable,
+ * TF_MaybeLockVariableInputMutexesInOrder, TF_ReleaseVariableInputLockHolder;
+ * TensorFlow exports them from 2.6 to 2.18) find the variable from that
+ * handle, as TensorFlow's do. */
+typedef struct tfp_variable tfp_variable;
+/* A variable on device `ordinal` holding a copy of `initial` (a host tensor
+ * of a numeric type). Deleted with tfp_variable_delete, before the host. */
+TFP_HOST_EXPORT tfp_variable *tfp_variable_new(tfp_host *host, int ordinal, const TF_Tensor *initial,
+                                               TF_Status *status);
+TFP_HOST_EXPORT void tfp_variable_delete(tfp_variable *variable);
+/* Its value now, copied to a new host tensor the caller deletes. */
+TFP_HOST_EXPORT TF_Tensor *tfp_variable_read(tfp_variable *variable, TF_Status *status);
+/* Appends the variable's handle as the op's next input (a DT_RESOURCE
+ * scalar); the variable must outlive the op's runs. */
+TFP_HOST_EXPORT void tfp_op_add_variable(tfp_op *op, tfp_variable *variable, TF_Status *status);
+
 /* ---- Finding plugins as TensorFlow does */
 /* Plugin files TensorFlow would load from `location`: the file itself, or
  * the shared objects ("*.so", "*.so.<digit>...") directly in a directory,

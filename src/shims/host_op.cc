@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "host_internal.h"
+#include "host_variable.h"
 #include "kernel_runtime.h"
 #include "op_def.h"
 #include "shim_internal.h"
@@ -98,7 +99,11 @@ bool Prepare(tfp_op* op, TF_Status* status) {
 // Input `i` where the kernel wants it: shared host tensor, or a device copy.
 TF_Tensor* StageInput(tfp_op* op, size_t i, TF_Status* status) {
   TF_Tensor* in = op->inputs[i];
-  if (op->kernel.IsHostMemoryArg(op->node.input_arg[i])) return tfp_shims::ShareTensor(in);
+  // Resource handles live in host memory whatever the kernel says, as in
+  // TensorFlow (MTypeFromDType).
+  if (op->kernel.IsHostMemoryArg(op->node.input_arg[i]) || TF_TensorType(in) == TF_RESOURCE) {
+    return tfp_shims::ShareTensor(in);
+  }
   const std::vector<int64_t> dims = tfp_shims::Dims(in);
   TF_Tensor* t = tfp_shims::AllocateTensor(op->binding, false, TF_TensorType(in), dims.data(),
                                            static_cast<int>(dims.size()), status);
@@ -283,6 +288,24 @@ void tfp_op_add_input(tfp_op* op, const TF_Tensor* host_tensor, TF_Status* statu
   }
   if (bytes > 0) std::memcpy(TF_TensorData(copy), TF_TensorData(host_tensor), bytes);
   op->inputs.push_back(copy);
+  TF_SetStatus(status, TF_OK, "");
+}
+
+void tfp_op_add_variable(tfp_op* op, tfp_variable* variable, TF_Status* status) {
+  if (op == nullptr || variable == nullptr) {
+    Fail(status, TF_INVALID_ARGUMENT, "tfp_op_add_variable: NULL argument");
+    return;
+  }
+  if (variable->host != op->host || variable->ordinal != op->ordinal) {
+    Fail(status, TF_INVALID_ARGUMENT, "tfp_op_add_variable: the variable is on another device");
+    return;
+  }
+  TF_Tensor* handle = tfp_shims::NewVariableHandle(variable);
+  if (handle == nullptr) {
+    Fail(status, TF_RESOURCE_EXHAUSTED, "tfp_op_add_variable: no host memory");
+    return;
+  }
+  op->inputs.push_back(handle);
   TF_SetStatus(status, TF_OK, "");
 }
 

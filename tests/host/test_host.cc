@@ -478,7 +478,7 @@ const tfp_kernel_info* FindKernel(tfp_host* h, const std::string& name, tfp_kern
 TEST_F(HostTest, KernelList) {
   HostPtr h = Open();
   ASSERT_NE(h, nullptr);
-  EXPECT_EQ(tfp_host_kernel_count(h.get()), 20);
+  EXPECT_EQ(tfp_host_kernel_count(h.get()), 23);
   tfp_kernel_info info;
 
   ASSERT_NE(FindKernel(h.get(), "AddV2_TESTDEV_float", &info), nullptr);
@@ -599,6 +599,138 @@ TEST_F(HostTest, AddV2FloatSameShapeForwardsInput) {
   }
   EXPECT_EQ(Counters().kernels_deleted, 1);
   EXPECT_EQ(BytesInUse(), 0);
+  EXPECT_EQ(Counters().kernel_errors, 0);
+}
+
+// ---- Resource variables --------------------------------------------------------
+
+struct VariableDeleter {
+  void operator()(tfp_variable* v) const { tfp_variable_delete(v); }
+};
+using VariablePtr = std::unique_ptr<tfp_variable, VariableDeleter>;
+
+VariablePtr NewVariable(tfp_host* host, const std::vector<int64_t>& dims, const std::vector<float>& values,
+                        int ordinal = 0) {
+  Status s;
+  VariablePtr v(tfp_variable_new(host, ordinal, MakeTensor(TF_FLOAT, dims, values).get(), s));
+  EXPECT_TF_OK(s);
+  return v;
+}
+
+std::vector<float> ReadVariable(tfp_variable* v) {
+  Status s;
+  TensorPtr t(tfp_variable_read(v, s));
+  EXPECT_TF_OK(s);
+  return Values<float>(t.get());
+}
+
+// AssignAdd/SubVariableOp and ResourceApplyGradientDescent update the
+// variable in place through the shims' variable helpers
+// (TF_AssignUpdateVariable; TF_MaybeLockVariableInputMutexesInOrder,
+// TF_GetInputTensorFromVariable, TF_ReleaseVariableInputLockHolder), the
+// same node again sees the updated value, and the variable's device memory
+// goes with it.
+TEST_F(HostTest, VariableKernelsUpdateInPlace) {
+  HostPtr h = Open();
+  ASSERT_NE(h, nullptr);
+  {
+    VariablePtr var = NewVariable(h.get(), {2, 2}, {1, 2, 3, 4});
+    ASSERT_NE(var, nullptr);
+    EXPECT_EQ(ReadVariable(var.get()), (std::vector<float>{1, 2, 3, 4}));
+    Op add(h.get(), "AssignAddVariableOp");
+    ASSERT_TF_OK(add.status());
+    add.Attr("dtype", "float");
+    tfp_op_add_variable(add.get(), var.get(), const_cast<Status&>(add.status()));
+    ASSERT_TF_OK(add.status());
+    add.Input(MakeTensor(TF_FLOAT, {2, 2}, std::vector<float>{10, 20, 30, 40}));
+    ASSERT_EQ(add.Run(), TF_OK) << add.message();
+    EXPECT_EQ(tfp_op_num_outputs(add.get()), 0);
+    EXPECT_EQ(ReadVariable(var.get()), (std::vector<float>{11, 22, 33, 44}));
+    ASSERT_EQ(add.Run(), TF_OK) << add.message();  // the same inputs again
+    EXPECT_EQ(ReadVariable(var.get()), (std::vector<float>{21, 42, 63, 84}));
+
+    Op sub(h.get(), "AssignSubVariableOp");
+    sub.Attr("dtype", "float");
+    tfp_op_add_variable(sub.get(), var.get(), const_cast<Status&>(sub.status()));
+    sub.Input(MakeTensor(TF_FLOAT, {2, 2}, std::vector<float>{1, 2, 3, 4}));
+    ASSERT_EQ(sub.Run(), TF_OK) << sub.message();
+    EXPECT_EQ(ReadVariable(var.get()), (std::vector<float>{20, 40, 60, 80}));
+
+    Op sgd(h.get(), "ResourceApplyGradientDescent");
+    sgd.Attr("T", "float");
+    tfp_op_add_variable(sgd.get(), var.get(), const_cast<Status&>(sgd.status()));
+    sgd.Input(MakeTensor(TF_FLOAT, {}, std::vector<float>{0.5f}));
+    sgd.Input(MakeTensor(TF_FLOAT, {2, 2}, std::vector<float>{2, 4, 6, 8}));
+    ASSERT_EQ(sgd.Run(), TF_OK) << sgd.message();
+    EXPECT_EQ(ReadVariable(var.get()), (std::vector<float>{19, 38, 57, 76}));
+    // The lock holder released the variable's lock: a second run takes it again.
+    ASSERT_EQ(sgd.Run(), TF_OK) << sgd.message();
+    EXPECT_EQ(ReadVariable(var.get()), (std::vector<float>{18, 36, 54, 72}));
+  }
+  EXPECT_EQ(Counters().kernel_errors, 0);
+  EXPECT_EQ(BytesInUse(), 0);
+}
+
+// What goes wrong is an error naming the function and input, never a crash:
+// a value of another shape (TF_AssignUpdateVariable), a plain tensor where
+// a variable belongs, a deleted variable, a variable of another device.
+TEST_F(HostTest, VariableErrors) {
+  Status s;
+  HostPtr h = Open();
+  ASSERT_NE(h, nullptr);
+  VariablePtr var = NewVariable(h.get(), {3}, {1, 2, 3});
+  ASSERT_NE(var, nullptr);
+  {
+    Op add(h.get(), "AssignAddVariableOp");
+    add.Attr("dtype", "float");
+    tfp_op_add_variable(add.get(), var.get(), s);
+    ASSERT_TF_OK(s);
+    add.Input(MakeTensor(TF_FLOAT, {4}, std::vector<float>{1, 1, 1, 1}));
+    EXPECT_EQ(add.Run(), TF_INVALID_ARGUMENT);
+    EXPECT_CONTAINS(add.message(), "TF_AssignUpdateVariable");
+    EXPECT_CONTAINS(add.message(), "shape [3]");
+    EXPECT_CONTAINS(add.message(), "shape [4]");
+    EXPECT_EQ(ReadVariable(var.get()), (std::vector<float>{1, 2, 3}));  // untouched
+  }
+  {
+    // A DT_RESOURCE tensor that is no handle of the host's.
+    Op sgd(h.get(), "ResourceApplyGradientDescent");
+    sgd.Attr("T", "float");
+    TensorPtr forged(TF_AllocateTensor(TF_RESOURCE, nullptr, 0, 3));
+    ASSERT_NE(forged, nullptr);
+    tfp_op_add_input(sgd.get(), forged.get(), s);
+    if (s.code() == TF_OK) {
+      sgd.Input(MakeTensor(TF_FLOAT, {}, std::vector<float>{1}));
+      sgd.Input(MakeTensor(TF_FLOAT, {3}, std::vector<float>{1, 1, 1}));
+      EXPECT_EQ(sgd.Run(), TF_INVALID_ARGUMENT);
+      EXPECT_CONTAINS(sgd.message(), "TF_MaybeLockVariableInputMutexesInOrder input 0");
+      EXPECT_CONTAINS(sgd.message(), "not a resource variable handle");
+    }
+  }
+  {
+    VariablePtr gone = NewVariable(h.get(), {3}, {0, 0, 0});
+    Op add(h.get(), "AssignAddVariableOp");
+    add.Attr("dtype", "float");
+    tfp_op_add_variable(add.get(), gone.get(), s);
+    ASSERT_TF_OK(s);
+    add.Input(MakeTensor(TF_FLOAT, {3}, std::vector<float>{1, 1, 1}));
+    gone.reset();
+    EXPECT_EQ(add.Run(), TF_FAILED_PRECONDITION);
+    EXPECT_CONTAINS(add.message(), "TF_AssignUpdateVariable input 0: its variable was deleted");
+  }
+  {
+    VariablePtr other = NewVariable(h.get(), {1}, {0}, 1);  // device 1
+    Op add(h.get(), "AssignAddVariableOp");
+    tfp_op_add_variable(add.get(), other.get(), s);
+    EXPECT_EQ(s.code(), TF_INVALID_ARGUMENT);
+    EXPECT_CONTAINS(s.message(), "another device");
+  }
+  // Not a numeric variable; nor on a device the host lacks.
+  TensorPtr text(TF_AllocateTensor(TF_STRING, nullptr, 0, 0));
+  EXPECT_EQ(tfp_variable_new(h.get(), 0, text.get(), s), nullptr);
+  EXPECT_EQ(s.code(), TF_UNIMPLEMENTED);
+  EXPECT_EQ(tfp_variable_new(h.get(), 99, MakeTensor(TF_FLOAT, {1}, std::vector<float>{0}).get(), s), nullptr);
+  EXPECT_EQ(s.code(), TF_INVALID_ARGUMENT);
   EXPECT_EQ(Counters().kernel_errors, 0);
 }
 
@@ -1620,7 +1752,7 @@ TEST_F(HostTest, ReopenRegistersEverythingAgain) {
     // Every earlier test opened the plugin too: a host that forgets the
     // plugin's ops on close lets it register them again.
     EXPECT_EQ(Counters().registration_errors, 0);
-    EXPECT_EQ(tfp_host_kernel_count(h.get()), 20);
+    EXPECT_EQ(tfp_host_kernel_count(h.get()), 23);
     EXPECT_EQ(tfp_host_op_count(h.get()), 9);
     Op op(h.get(), "TestContext");
     op.Input(MakeTensor<float>(TF_FLOAT, {1}, {1}));

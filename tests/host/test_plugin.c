@@ -65,6 +65,25 @@ TF_CAPI_EXPORT extern void TF_OpKernelConstruction_GetAttrTensorShape(TF_OpKerne
                                                                       const char *attr_name, int64_t *dims,
                                                                       size_t num_dims, TF_Status *status);
 TF_CAPI_EXPORT extern bool TF_IsRefInput(TF_OpKernelContext *ctx, int i, TF_Status *status);
+/* The resource-variable helpers (2.6-2.18), for the variable kernels. */
+typedef struct TF_VariableInputLockHolder TF_VariableInputLockHolder;
+TF_CAPI_EXPORT extern void TF_GetInputTensorFromVariable(TF_OpKernelContext *ctx, int input, bool lock_held,
+                                                         bool isVariantType, bool sparse,
+                                                         void (*copyFunc)(TF_OpKernelContext *, TF_Tensor *,
+                                                                          TF_Tensor *),
+                                                         TF_Tensor **out, TF_Status *status);
+TF_CAPI_EXPORT extern void TF_MaybeLockVariableInputMutexesInOrder(
+    TF_OpKernelContext *ctx, bool do_lock, bool sparse, const int *const inputs, size_t len,
+    void (*copyFunc)(TF_OpKernelContext *, TF_Tensor *, TF_Tensor *), TF_VariableInputLockHolder **lockHolder,
+    TF_Status *status);
+TF_CAPI_EXPORT extern void TF_ReleaseVariableInputLockHolder(TF_VariableInputLockHolder *lockHolder);
+TF_CAPI_EXPORT extern void TF_AssignUpdateVariable(TF_OpKernelContext *ctx, int input_index, int value_index,
+                                                   int Op, int isVariantType,
+                                                   void (*copyFunc)(TF_OpKernelContext *, TF_Tensor *,
+                                                                    TF_Tensor *),
+                                                   void (*updateFunc)(TF_OpKernelContext *, TF_Tensor *,
+                                                                      TF_Tensor *, int),
+                                                   TF_Status *status);
 
 /* ======================================================================
  * Counters and accounting (everything under g_mu)
@@ -3083,6 +3102,93 @@ typedef struct kernel_spec {
   const char *label; /* NULL: none */
 } kernel_spec;
 
+/* ======================================================================
+ * Resource variables (the 2.6-2.18 helpers): AssignAddVariableOp and
+ * AssignSubVariableOp through TF_AssignUpdateVariable, and
+ * ResourceApplyGradientDescent (var -= alpha * delta) through the lock
+ * holder and TF_GetInputTensorFromVariable. TESTDEV's device memory is host
+ * memory, so the updates run right here.
+ * ====================================================================== */
+
+/* TensorFlow's copy-on-write callback: never needed by the shims. */
+static void variable_copy(TF_OpKernelContext *ctx, TF_Tensor *source, TF_Tensor *dest) {
+  (void)ctx;
+  if (TF_TensorByteSize(dest) == TF_TensorByteSize(source)) {
+    memcpy(TF_TensorData(dest), TF_TensorData(source), TF_TensorByteSize(source));
+  }
+}
+
+/* updateFunc: var += value (Op 0, TensorFlow's ADD) or var -= value (1, SUB). */
+static void variable_update(TF_OpKernelContext *ctx, TF_Tensor *var, TF_Tensor *value, int op) {
+  float *v = (float *)TF_TensorData(var);
+  const float *x = (const float *)TF_TensorData(value);
+  int64_t i, n = TF_TensorElementCount(var);
+  if (op != 0 && op != 1) {
+    check_failed(ctx, "TF_AssignUpdateVariable passed Op %d, not ADD (0) or SUB (1)", op);
+    return;
+  }
+  for (i = 0; i < n; ++i) v[i] = op == 0 ? v[i] + x[i] : v[i] - x[i];
+}
+
+static void assign_update_compute(TF_OpKernelContext *ctx, int op) {
+  TF_Status *s = TF_NewStatus();
+  TF_AssignUpdateVariable(ctx, 0, 1, op, 0, variable_copy, variable_update, s);
+  if (TF_GetCode(s) != TF_OK) TF_OpKernelContext_Failure(ctx, s); /* e.g. a shape mismatch: TF's own error */
+  TF_DeleteStatus(s);
+}
+
+static void assign_add_compute(void *kernel, TF_OpKernelContext *ctx) {
+  (void)kernel;
+  assign_update_compute(ctx, 0);
+}
+
+static void assign_sub_compute(void *kernel, TF_OpKernelContext *ctx) {
+  (void)kernel;
+  assign_update_compute(ctx, 1);
+}
+
+static void apply_gradient_descent_compute(void *kernel, TF_OpKernelContext *ctx) {
+  static const int kVariableInputs[1] = {0};
+  TF_Status *s = TF_NewStatus();
+  TF_VariableInputLockHolder *holder = NULL;
+  TF_Tensor *var = NULL, *alpha = NULL, *delta = NULL;
+  (void)kernel;
+  TF_MaybeLockVariableInputMutexesInOrder(ctx, true, false, kVariableInputs, 1, variable_copy, &holder, s);
+  if (TF_GetCode(s) != TF_OK) {
+    TF_OpKernelContext_Failure(ctx, s); /* not a variable: the caller's error */
+    goto done;
+  }
+  if (holder == NULL) {
+    check_failed(ctx, "TF_MaybeLockVariableInputMutexesInOrder returned OK and no holder");
+    goto done;
+  }
+  TF_GetInputTensorFromVariable(ctx, 0, true, false, false, variable_copy, &var, s);
+  if (TF_GetCode(s) != TF_OK) {
+    TF_OpKernelContext_Failure(ctx, s); /* not a variable: the caller's error */
+    goto done;
+  }
+  TF_GetInput(ctx, 1, &alpha, s);
+  if (!expect_ok(ctx, s, "TF_GetInput(alpha)")) goto done;
+  TF_GetInput(ctx, 2, &delta, s);
+  if (!expect_ok(ctx, s, "TF_GetInput(delta)")) goto done;
+  if (TF_NumDims(alpha) != 0 || TF_TensorElementCount(delta) != TF_TensorElementCount(var)) {
+    fail_ctx(ctx, TF_INVALID_ARGUMENT, "ResourceApplyGradientDescent: alpha must be a scalar and delta as big as var");
+    goto done;
+  }
+  {
+    float *v = (float *)TF_TensorData(var);
+    const float a = *(const float *)TF_TensorData(alpha), *d = (const float *)TF_TensorData(delta);
+    int64_t i, n = TF_TensorElementCount(var);
+    for (i = 0; i < n; ++i) v[i] -= a * d[i];
+  }
+done:
+  TF_ReleaseVariableInputLockHolder(holder);
+  TF_DeleteTensor(var);
+  TF_DeleteTensor(alpha);
+  TF_DeleteTensor(delta);
+  TF_DeleteStatus(s);
+}
+
 static void register_kernel(const kernel_spec *k, TF_Status *s) {
   TF_KernelBuilder *b =
       k->compute_async != NULL
@@ -3239,6 +3345,12 @@ void TF_InitKernel(void) {
        NULL},
       {"TestStatusApi_TESTDEV", "TestStatusApi", status_api_create, status_api_compute, NULL, NULL, TF_FLOAT, NULL,
        0, NULL},
+      {"AssignAddVariableOp_TESTDEV_float", "AssignAddVariableOp", create_plain, assign_add_compute, NULL,
+       "dtype", TF_FLOAT, NULL, 0, NULL},
+      {"AssignSubVariableOp_TESTDEV_float", "AssignSubVariableOp", create_plain, assign_sub_compute, NULL,
+       "dtype", TF_FLOAT, NULL, 0, NULL},
+      {"ResourceApplyGradientDescent_TESTDEV_float", "ResourceApplyGradientDescent", create_plain,
+       apply_gradient_descent_compute, NULL, "T", TF_FLOAT, NULL, 0, NULL},
       /* any T: the kernel copies bytes */
       {"TestConcatLike_TESTDEV", "TestConcatLike", concat_create, concat_compute, NULL, NULL, TF_FLOAT, NULL, 0,
        NULL},

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// The host's resource variables (host.h, tfp_variable): what the shims'
+// variable helpers (variables.cc) find behind a kernel's DT_RESOURCE input.
+#ifndef TFPLUGIN_SHIMS_HOST_VARIABLE_H_
+#define TFPLUGIN_SHIMS_HOST_VARIABLE_H_
+
+#include <mutex>
+#include <string>
+
+#include "kernel_runtime.h"
+#include "tensorflow/c/tf_status.h"
+#include "tensorflow/c/tf_tensor.h"
+#include "tfplugin/host.h"
+
+struct tfp_variable {
+  tfp_host* host = nullptr;
+  int ordinal = 0;
+  tfp_shims::DeviceBinding binding;  // where `value` lives (device memory)
+  TF_Tensor* value = nullptr;        // updated in place by kernels
+  std::mutex mu;                     // TF_MaybeLockVariableInputMutexesInOrder's
+};
+
+namespace tfp_shims {
+
+// The variable behind `handle` (a DT_RESOURCE scalar tfp_op_add_variable
+// made, whose variable is alive), else NULL with `status` set naming `what`
+// (the caller: a C API function and its input).
+tfp_variable* VariableFromHandle(const TF_Tensor* handle, const std::string& what,
+                                 TF_Status* status);
+
+// A new DT_RESOURCE scalar on the host holding `variable`'s handle.
+TF_Tensor* NewVariableHandle(tfp_variable* variable);
+
+}  // namespace tfp_shims
+
+#endif  // TFPLUGIN_SHIMS_HOST_VARIABLE_H_
