@@ -34,4 +34,17 @@ struct tfp_host {
   std::map<std::string, std::string> signatures;  // tfp_host_op_signature cache
 };
 
+namespace tfp_shims {
+
+// Where the host's device tensors go: device `ordinal` of `host`. An op or a
+// variable keeps one as its DeviceBinding's arg, for these two callbacks.
+struct DeviceMemory {
+  tfp_host* host = nullptr;
+  int ordinal = 0;
+};
+void* AllocateDeviceMemory(void* device_memory, size_t bytes);  // NULL: refused
+void FreeDeviceMemory(void* device_memory, void* ptr, size_t bytes);
+
+}  // namespace tfp_shims
+
 #endif  // TFPLUGIN_SHIMS_HOST_INTERNAL_H_

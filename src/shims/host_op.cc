@@ -26,6 +26,7 @@ struct tfp_op {
   bool prepared = false;
   tfp_shims::NodeSignature node;
   tfp_shims::KernelDef kernel;
+  tfp_shims::DeviceMemory memory;  // the binding's arg
   tfp_shims::DeviceBinding binding;
   void* kernel_state = nullptr;
   std::string kernel_description;
@@ -48,18 +49,26 @@ void DestroyKernel(tfp_op* op) {
   op->prepared = false;
 }
 
-void* DeviceAllocate(void* arg, size_t bytes) {
-  auto* op = static_cast<tfp_op*>(arg);
+}  // namespace
+
+namespace tfp_shims {
+
+void* AllocateDeviceMemory(void* device_memory, size_t bytes) {
+  auto* m = static_cast<DeviceMemory*>(device_memory);
   TF_Status* s = TF_NewStatus();
-  void* p = op->host->platform->Allocate(op->host->platform->device(op->ordinal), bytes, s);
+  void* p = m->host->platform->Allocate(m->host->platform->device(m->ordinal), bytes, s);
   TF_DeleteStatus(s);
   return p;
 }
 
-void DeviceFree(void* arg, void* ptr, size_t bytes) {
-  auto* op = static_cast<tfp_op*>(arg);
-  op->host->platform->Deallocate(op->host->platform->device(op->ordinal), ptr, bytes);
+void FreeDeviceMemory(void* device_memory, void* ptr, size_t bytes) {
+  auto* m = static_cast<DeviceMemory*>(device_memory);
+  m->host->platform->Deallocate(m->host->platform->device(m->ordinal), ptr, bytes);
 }
+
+}  // namespace tfp_shims
+
+namespace {
 
 // Selects and creates the kernel for the current attrs and input types.
 bool Prepare(tfp_op* op, TF_Status* status) {
@@ -73,7 +82,10 @@ bool Prepare(tfp_op* op, TF_Status* status) {
   const std::string& type = op->host->platform->type();
   if (!tfp_shims::SelectKernel(op->op->name, type, op->node.attrs, &op->kernel, status)) return false;
   auto* dev = op->host->platform->device(op->ordinal);
-  op->binding = tfp_shims::DeviceBinding{type, dev->name, op->ordinal, dev->stream, DeviceAllocate, DeviceFree, op};
+  op->memory = tfp_shims::DeviceMemory{op->host, op->ordinal};
+  op->binding = tfp_shims::DeviceBinding{type, dev->name, op->ordinal, dev->stream,
+                                         tfp_shims::AllocateDeviceMemory, tfp_shims::FreeDeviceMemory,
+                                         &op->memory};
   TF_OpKernelConstruction ctx;
   ctx.op = op->op;
   ctx.node = &op->node;

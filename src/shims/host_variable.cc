@@ -17,19 +17,6 @@ namespace {
 std::mutex g_live_mu;
 std::set<const tfp_variable*> g_live;  // under g_live_mu
 
-void* VariableAllocate(void* arg, size_t bytes) {
-  auto* v = static_cast<tfp_variable*>(arg);
-  TF_Status* s = TF_NewStatus();
-  void* p = v->host->platform->Allocate(v->host->platform->device(v->ordinal), bytes, s);
-  TF_DeleteStatus(s);
-  return p;
-}
-
-void VariableFree(void* arg, void* ptr, size_t bytes) {
-  auto* v = static_cast<tfp_variable*>(arg);
-  v->host->platform->Deallocate(v->host->platform->device(v->ordinal), ptr, bytes);
-}
-
 void FreeHandle(void* data, size_t, void*) { delete static_cast<tfp_variable**>(data); }
 
 }  // namespace
@@ -74,8 +61,10 @@ tfp_variable* tfp_variable_new(tfp_host* host, int ordinal, const TF_Tensor* ini
   v->host = host;
   v->ordinal = ordinal;
   auto* dev = host->platform->device(ordinal);
+  v->memory = tfp_shims::DeviceMemory{host, ordinal};
   v->binding = tfp_shims::DeviceBinding{host->platform->type(), dev->name, ordinal, dev->stream,
-                                        VariableAllocate, VariableFree, v};
+                                        tfp_shims::AllocateDeviceMemory, tfp_shims::FreeDeviceMemory,
+                                        &v->memory};
   const std::vector<int64_t> dims = tfp_shims::Dims(initial);
   v->value = tfp_shims::AllocateTensor(v->binding, false, dtype, dims.data(),
                                        static_cast<int>(dims.size()), status);

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 
+#include "host_internal.h"
 #include "kernel_runtime.h"
 #include "tensorflow/c/tf_status.h"
 #include "tensorflow/c/tf_tensor.h"
@@ -15,6 +16,7 @@
 struct tfp_variable {
   tfp_host* host = nullptr;
   int ordinal = 0;
+  tfp_shims::DeviceMemory memory;    // the binding's arg
   tfp_shims::DeviceBinding binding;  // where `value` lives (device memory)
   TF_Tensor* value = nullptr;        // updated in place by kernels
   std::mutex mu;                     // TF_MaybeLockVariableInputMutexesInOrder's
