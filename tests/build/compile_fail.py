@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Negative compile test: a false TFP_STATIC_ASSERT must stop compilation.
+"""Negative compile test: a false TFP_STATIC_ASSERT (or what --variant names)
+must stop compilation.
 
-Usage: compile_fail.py --lang c|cpp --std STD -I DIR SOURCE -- COMPILER...
+Usage: compile_fail.py --lang c|cpp --std STD -I DIR [-I DIR...]
+                       [--variant DEFINE=TEXT...] SOURCE -- COMPILER...
 
 SOURCE must compile cleanly as is (the control, so an unrelated error cannot
-pass for the expected one); each TFP_FAIL_* variant must fail, and the
-compiler's output must name the failed assertion.
+pass for the expected one); each variant (default: the TFP_FAIL_* of
+static_assert_fail.c) must fail, and the compiler's output must contain its
+TEXT (the failed assertion's name, the offending type, ...).
 """
 
 import argparse
@@ -27,7 +30,7 @@ def compile_source(args, compiler, define=None):
     cmd = list(compiler)
     if args.lang == "cpp":
         cmd += ["-x", "c++"]  # the source is C; the C++ matrix entries compile it as C++
-    cmd += [f"-std={args.std}", "-I", args.include] + STRICT
+    cmd += [f"-std={args.std}"] + [f"-I{d}" for d in args.include] + STRICT
     if define:
         cmd.append(f"-D{define}")
     cmd.append(args.source)
@@ -43,7 +46,9 @@ def main(argv):
     parser = argparse.ArgumentParser()
     parser.add_argument("--lang", choices=["c", "cpp"], required=True)
     parser.add_argument("--std", required=True)
-    parser.add_argument("-I", dest="include", required=True)
+    parser.add_argument("-I", dest="include", action="append", required=True)
+    parser.add_argument("--variant", action="append", default=[],
+                        help="DEFINE=TEXT: a failing variant and what its error names")
     parser.add_argument("source")
     args = parser.parse_args(argv[:split])
     compiler = argv[split + 1:]
@@ -53,11 +58,12 @@ def main(argv):
         print(f"FAIL control compile should succeed:\n  {cmd}\n{output}")
         return 1
 
+    variants = dict(v.split("=", 1) for v in args.variant) or VARIANTS
     failed = 0
-    for define, expected in VARIANTS.items():
+    for define, expected in variants.items():
         code, output, cmd = compile_source(args, compiler, define)
         if code == 0:
-            print(f"FAIL {define}: compiled, but a false assertion must not:\n  {cmd}")
+            print(f"FAIL {define}: compiled, but must not:\n  {cmd}")
             failed += 1
         elif expected.lower() not in output.lower():
             print(f"FAIL {define}: failed, but the error does not name '{expected}':\n"
