@@ -204,15 +204,6 @@ std::string TypeText(TF_DataType dt) {
   return s;
 }
 
-std::string ShapeText(const Shape& s) {
-  if (s.unknown_rank) return "?";
-  std::string out = "[";
-  for (size_t i = 0; i < s.dims.size(); ++i) {
-    if (i > 0) out += ", ";
-    out += s.dims[i] < 0 ? "?" : std::to_string(s.dims[i]);
-  }
-  return out + "]";
-}
 
 std::string TensorText(const TensorValue& t) {
   std::string out = "Tensor(" + TypeText(t.dtype) + ", [";
@@ -754,6 +745,17 @@ bool ParseDataType(const std::string& name, TF_DataType* out) {
     }
   }
   return false;
+}
+
+
+std::string ShapeText(const Shape& s) {
+  if (s.unknown_rank) return "?";
+  std::string out = "[";
+  for (size_t i = 0; i < s.dims.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += s.dims[i] < 0 ? "?" : std::to_string(s.dims[i]);
+  }
+  return out + "]";
 }
 
 }  // namespace tfp_shims

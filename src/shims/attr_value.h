@@ -83,6 +83,8 @@ std::string AttrValueText(const AttrValue& v);
 
 // TensorFlow's names for data types: "float", "int32", "bfloat16", ...
 const char* DataTypeName(TF_DataType dt);  // "invalid" for unknown values
+// "[2, ?, 3]", "?" for an unknown rank: how the shims' messages spell shapes.
+std::string ShapeText(const Shape& s);
 // Accepts TensorFlow's names and the DT_ forms ("DT_FLOAT"); false if unknown.
 bool ParseDataType(const std::string& name, TF_DataType* out);
 

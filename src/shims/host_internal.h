@@ -12,6 +12,7 @@
 
 #include "host_platform.h"
 #include "kernel_registry.h"
+#include "kernel_runtime.h"
 #include "tfplugin/host.h"
 
 struct tfp_host {
@@ -44,6 +45,14 @@ struct DeviceMemory {
 };
 void* AllocateDeviceMemory(void* device_memory, size_t bytes);  // NULL: refused
 void FreeDeviceMemory(void* device_memory, void* ptr, size_t bytes);
+
+// A copy of host tensor `in` in `binding`'s memory on device `ordinal`, and
+// a host copy of `t` (in host memory already if `on_host`; `what` names it
+// in errors). NULL with status set on failure.
+TF_Tensor* CopyToDevice(const DeviceBinding& binding, tfp_host* host, int ordinal, const TF_Tensor* in,
+                        TF_Status* status);
+TF_Tensor* CopyToHost(tfp_host* host, int ordinal, const TF_Tensor* t, bool on_host, const std::string& what,
+                      TF_Status* status);
 
 }  // namespace tfp_shims
 

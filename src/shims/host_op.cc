@@ -66,6 +66,45 @@ void FreeDeviceMemory(void* device_memory, void* ptr, size_t bytes) {
   m->host->platform->Deallocate(m->host->platform->device(m->ordinal), ptr, bytes);
 }
 
+TF_Tensor* CopyToDevice(const DeviceBinding& binding, tfp_host* host, int ordinal, const TF_Tensor* in,
+                        TF_Status* status) {
+  const std::vector<int64_t> dims = Dims(in);
+  TF_Tensor* t = AllocateTensor(binding, false, TF_TensorType(in), dims.data(), static_cast<int>(dims.size()), status);
+  if (t == nullptr) return nullptr;
+  if (TF_TensorByteSize(in) > 0) {
+    host->platform->MemcpyHtoD(host->platform->device(ordinal), TF_TensorData(t), TF_TensorData(in),
+                               TF_TensorByteSize(in), status);
+    if (TF_GetCode(status) != TF_OK) {
+      TF_DeleteTensor(t);
+      return nullptr;
+    }
+  }
+  return t;
+}
+
+TF_Tensor* CopyToHost(tfp_host* host, int ordinal, const TF_Tensor* t, bool on_host, const std::string& what,
+                      TF_Status* status) {
+  const std::vector<int64_t> dims = Dims(t);
+  const size_t bytes = TF_TensorByteSize(t);
+  TF_Tensor* copy = TF_AllocateTensor(TF_TensorType(t), dims.data(), static_cast<int>(dims.size()), bytes);
+  if (copy == nullptr) {
+    Fail(status, TF_RESOURCE_EXHAUSTED, "cannot allocate a host copy of " + what);
+    return nullptr;
+  }
+  if (bytes == 0) return copy;
+  if (on_host) {
+    std::memcpy(TF_TensorData(copy), TF_TensorData(t), bytes);
+  } else {
+    host->platform->MemcpyDtoH(host->platform->device(ordinal), TF_TensorData(copy), TF_TensorData(t), bytes,
+                               status);
+    if (TF_GetCode(status) != TF_OK) {
+      TF_DeleteTensor(copy);
+      return nullptr;
+    }
+  }
+  return copy;
+}
+
 }  // namespace tfp_shims
 
 namespace {
@@ -111,47 +150,15 @@ bool Prepare(tfp_op* op, TF_Status* status) {
 // Input `i` where the kernel wants it: shared host tensor, or a device copy.
 TF_Tensor* StageInput(tfp_op* op, size_t i, TF_Status* status) {
   TF_Tensor* in = op->inputs[i];
-  // Resource handles live in host memory whatever the kernel says, as in
-  // TensorFlow (MTypeFromDType).
-  if (op->kernel.IsHostMemoryArg(op->node.input_arg[i]) || TF_TensorType(in) == TF_RESOURCE) {
-    return tfp_shims::ShareTensor(in);
-  }
-  const std::vector<int64_t> dims = tfp_shims::Dims(in);
-  TF_Tensor* t = tfp_shims::AllocateTensor(op->binding, false, TF_TensorType(in), dims.data(),
-                                           static_cast<int>(dims.size()), status);
-  if (t == nullptr) return nullptr;
-  if (TF_TensorByteSize(in) > 0) {
-    auto* dev = op->host->platform->device(op->ordinal);
-    op->host->platform->MemcpyHtoD(dev, TF_TensorData(t), TF_TensorData(in), TF_TensorByteSize(in), status);
-    if (TF_GetCode(status) != TF_OK) {
-      TF_DeleteTensor(t);
-      return nullptr;
-    }
-  }
-  return t;
+  if (op->kernel.InHostMemory(op->node.input_arg[i], TF_TensorType(in))) return tfp_shims::ShareTensor(in);
+  return tfp_shims::CopyToDevice(op->binding, op->host, op->ordinal, in, status);
 }
 
 // Output `i` on the host.
 TF_Tensor* FetchOutput(tfp_op* op, size_t i, TF_Tensor* out, TF_Status* status) {
-  const std::vector<int64_t> dims = tfp_shims::Dims(out);
-  size_t bytes = TF_TensorByteSize(out);
-  TF_Tensor* host = TF_AllocateTensor(TF_TensorType(out), dims.data(), static_cast<int>(dims.size()), bytes);
-  if (host == nullptr) {
-    Fail(status, TF_RESOURCE_EXHAUSTED, "cannot allocate a host copy of output " + std::to_string(i));
-    return nullptr;
-  }
-  if (bytes == 0) return host;
-  if (op->kernel.IsHostMemoryArg(op->node.output_arg[i])) {
-    std::memcpy(TF_TensorData(host), TF_TensorData(out), bytes);
-  } else {
-    op->host->platform->MemcpyDtoH(op->host->platform->device(op->ordinal), TF_TensorData(host),
-                                   TF_TensorData(out), bytes, status);
-    if (TF_GetCode(status) != TF_OK) {
-      TF_DeleteTensor(host);
-      return nullptr;
-    }
-  }
-  return host;
+  return tfp_shims::CopyToHost(op->host, op->ordinal, out,
+                               op->kernel.InHostMemory(op->node.output_arg[i], TF_TensorType(out)),
+                               "output " + std::to_string(i), status);
 }
 
 // The kernel's output against what the op's shape function promised: TF
@@ -308,7 +315,7 @@ void tfp_op_add_variable(tfp_op* op, tfp_variable* variable, TF_Status* status) 
     Fail(status, TF_INVALID_ARGUMENT, "tfp_op_add_variable: NULL argument");
     return;
   }
-  if (variable->host != op->host || variable->ordinal != op->ordinal) {
+  if (variable->memory.host != op->host || variable->memory.ordinal != op->ordinal) {
     Fail(status, TF_INVALID_ARGUMENT, "tfp_op_add_variable: the variable is on another device");
     return;
   }

@@ -58,28 +58,15 @@ tfp_variable* tfp_variable_new(tfp_host* host, int ordinal, const TF_Tensor* ini
     return nullptr;
   }
   auto* v = new tfp_variable;
-  v->host = host;
-  v->ordinal = ordinal;
   auto* dev = host->platform->device(ordinal);
   v->memory = tfp_shims::DeviceMemory{host, ordinal};
   v->binding = tfp_shims::DeviceBinding{host->platform->type(), dev->name, ordinal, dev->stream,
                                         tfp_shims::AllocateDeviceMemory, tfp_shims::FreeDeviceMemory,
                                         &v->memory};
-  const std::vector<int64_t> dims = tfp_shims::Dims(initial);
-  v->value = tfp_shims::AllocateTensor(v->binding, false, dtype, dims.data(),
-                                       static_cast<int>(dims.size()), status);
+  v->value = tfp_shims::CopyToDevice(v->binding, host, ordinal, initial, status);
   if (v->value == nullptr) {
     delete v;
     return nullptr;
-  }
-  if (TF_TensorByteSize(initial) > 0) {
-    host->platform->MemcpyHtoD(dev, TF_TensorData(v->value), TF_TensorData(initial),
-                               TF_TensorByteSize(initial), status);
-    if (TF_GetCode(status) != TF_OK) {
-      TF_DeleteTensor(v->value);
-      delete v;
-      return nullptr;
-    }
   }
   std::lock_guard<std::mutex> lock(g_live_mu);
   g_live.insert(v);
@@ -103,25 +90,9 @@ TF_Tensor* tfp_variable_read(tfp_variable* variable, TF_Status* status) {
     return nullptr;
   }
   std::lock_guard<std::mutex> lock(variable->mu);
-  const std::vector<int64_t> dims = tfp_shims::Dims(variable->value);
-  const size_t bytes = TF_TensorByteSize(variable->value);
-  TF_Tensor* out = TF_AllocateTensor(TF_TensorType(variable->value), dims.data(),
-                                     static_cast<int>(dims.size()), bytes);
-  if (out == nullptr) {
-    tfp_shims::Fail(status, TF_RESOURCE_EXHAUSTED, "tfp_variable_read: no host memory");
-    return nullptr;
-  }
   TF_SetStatus(status, TF_OK, "");
-  if (bytes > 0) {
-    auto* dev = variable->host->platform->device(variable->ordinal);
-    variable->host->platform->MemcpyDtoH(dev, TF_TensorData(out), TF_TensorData(variable->value),
-                                         bytes, status);
-    if (TF_GetCode(status) != TF_OK) {
-      TF_DeleteTensor(out);
-      return nullptr;
-    }
-  }
-  return out;
+  return tfp_shims::CopyToHost(variable->memory.host, variable->memory.ordinal, variable->value,
+                               false, "the variable", status);
 }
 
 }  // extern "C"

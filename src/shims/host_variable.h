@@ -14,9 +14,7 @@
 #include "tfplugin/host.h"
 
 struct tfp_variable {
-  tfp_host* host = nullptr;
-  int ordinal = 0;
-  tfp_shims::DeviceMemory memory;    // the binding's arg
+  tfp_shims::DeviceMemory memory;    // its device (host, ordinal); the binding's arg
   tfp_shims::DeviceBinding binding;  // where `value` lives (device memory)
   TF_Tensor* value = nullptr;        // updated in place by kernels
   std::mutex mu;                     // TF_MaybeLockVariableInputMutexesInOrder's

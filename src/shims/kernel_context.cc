@@ -42,11 +42,13 @@ bool ValidOutput(TF_OpKernelContext* ctx, int i, TF_Status* status, const char* 
 }
 
 bool OutputOnHost(TF_OpKernelContext* ctx, int i) {
-  return ctx->kernel != nullptr && ctx->kernel->IsHostMemoryArg(ctx->node->output_arg[static_cast<size_t>(i)]);
+  const size_t k = static_cast<size_t>(i);
+  return ctx->kernel != nullptr && ctx->kernel->InHostMemory(ctx->node->output_arg[k], ctx->node->output_types[k]);
 }
 
 bool InputOnHost(TF_OpKernelContext* ctx, int i) {
-  return ctx->kernel != nullptr && ctx->kernel->IsHostMemoryArg(ctx->node->input_arg[static_cast<size_t>(i)]);
+  const size_t k = static_cast<size_t>(i);
+  return ctx->kernel != nullptr && ctx->kernel->InHostMemory(ctx->node->input_arg[k], ctx->node->input_types[k]);
 }
 
 // Stores `t` (a new reference) as output `i`, replacing any earlier one.

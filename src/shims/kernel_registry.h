@@ -33,6 +33,12 @@ struct KernelDef {
   int owner = 0;  // the host whose plugin registered it (Registrant(); 0: none)
 
   bool IsHostMemoryArg(const std::string& arg) const;
+  // Whether an arg of `dtype` is in host memory: one the kernel declared so,
+  // or a resource handle, always on the host, as in TensorFlow
+  // (MTypeFromDType).
+  bool InHostMemory(const std::string& arg, TF_DataType dtype) const {
+    return dtype == TF_RESOURCE || IsHostMemoryArg(arg);
+  }
   // "MatMul on VACC {T=float} host_memory=[...] priority=1"
   std::string Describe() const;
 };

@@ -225,9 +225,9 @@ TF_Tensor* ParseInput(const std::string& spec, std::mt19937_64* rng, std::string
 }
 
 std::string ShapeText(const TF_Tensor* t) {
-  std::string s = "[";
-  for (int d = 0; d < TF_NumDims(t); ++d) s += (d ? ", " : "") + std::to_string(TF_Dim(t, d));
-  return s + "]";
+  std::vector<int64_t> dims;
+  for (int d = 0; d < TF_NumDims(t); ++d) dims.push_back(TF_Dim(t, d));
+  return tfp_shims::ShapeText(tfp_shims::Shape{false, dims});
 }
 
 void PrintTensor(const char* label, const TF_Tensor* t) {

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "attr_value.h"
 #include "host_variable.h"
 #include "kernel_runtime.h"
 #include "tensorflow/c/kernels_experimental.h"
@@ -46,10 +47,10 @@ tfp_variable* VariableInput(TF_OpKernelContext* ctx, int input, const char* func
                                        What(function, input), status);
 }
 
-std::string ShapeText(const TF_Tensor* t) {
-  std::string s = "[";
-  for (int d = 0; d < TF_NumDims(t); ++d) s += (d ? ", " : "") + std::to_string(TF_Dim(t, d));
-  return s + "]";
+// "float, shape [2, 3]": a tensor's dtype and shape, for messages.
+std::string TypeAndShape(const TF_Tensor* t) {
+  return std::string(tfp_shims::DataTypeName(TF_TensorType(t))) + ", shape " +
+         tfp_shims::ShapeText(tfp_shims::Shape{false, tfp_shims::Dims(t)});
 }
 
 }  // namespace
@@ -142,10 +143,8 @@ void TF_AssignUpdateVariable(TF_OpKernelContext* ctx, int input_index, int value
   if (TF_TensorType(value) != TF_TensorType(v->value) ||
       tfp_shims::Dims(value) != tfp_shims::Dims(v->value)) {
     Fail(status, TF_INVALID_ARGUMENT,
-         "TF_AssignUpdateVariable: cannot update a variable of dtype " +
-             std::to_string(TF_TensorType(v->value)) + " and shape " + ShapeText(v->value) +
-             " with a value of dtype " + std::to_string(TF_TensorType(value)) + " and shape " +
-             ShapeText(value));
+         "TF_AssignUpdateVariable: cannot update a variable (" + TypeAndShape(v->value) +
+             ") with a value (" + TypeAndShape(value) + "): dtype and shape must be equal");
     return;
   }
   TF_Tensor* var = tfp_shims::ShareTensor(v->value);

@@ -188,6 +188,11 @@ class Op {
     EXPECT_TF_OK(status_);
     return *this;
   }
+  Op& Variable(tfp_variable* v) {
+    tfp_op_add_variable(op_, v, status_);
+    EXPECT_TF_OK(status_);
+    return *this;
+  }
   TF_Code Run() {
     tfp_op_run(op_, status_);
     return status_.code();
@@ -640,8 +645,7 @@ TEST_F(HostTest, VariableKernelsUpdateInPlace) {
     Op add(h.get(), "AssignAddVariableOp");
     ASSERT_TF_OK(add.status());
     add.Attr("dtype", "float");
-    tfp_op_add_variable(add.get(), var.get(), const_cast<Status&>(add.status()));
-    ASSERT_TF_OK(add.status());
+    add.Variable(var.get());
     add.Input(MakeTensor(TF_FLOAT, {2, 2}, std::vector<float>{10, 20, 30, 40}));
     ASSERT_EQ(add.Run(), TF_OK) << add.message();
     EXPECT_EQ(tfp_op_num_outputs(add.get()), 0);
@@ -651,14 +655,14 @@ TEST_F(HostTest, VariableKernelsUpdateInPlace) {
 
     Op sub(h.get(), "AssignSubVariableOp");
     sub.Attr("dtype", "float");
-    tfp_op_add_variable(sub.get(), var.get(), const_cast<Status&>(sub.status()));
+    sub.Variable(var.get());
     sub.Input(MakeTensor(TF_FLOAT, {2, 2}, std::vector<float>{1, 2, 3, 4}));
     ASSERT_EQ(sub.Run(), TF_OK) << sub.message();
     EXPECT_EQ(ReadVariable(var.get()), (std::vector<float>{20, 40, 60, 80}));
 
     Op sgd(h.get(), "ResourceApplyGradientDescent");
     sgd.Attr("T", "float");
-    tfp_op_add_variable(sgd.get(), var.get(), const_cast<Status&>(sgd.status()));
+    sgd.Variable(var.get());
     sgd.Input(MakeTensor(TF_FLOAT, {}, std::vector<float>{0.5f}));
     sgd.Input(MakeTensor(TF_FLOAT, {2, 2}, std::vector<float>{2, 4, 6, 8}));
     ASSERT_EQ(sgd.Run(), TF_OK) << sgd.message();
@@ -698,14 +702,12 @@ TEST_F(HostTest, VariableErrors) {
     sgd.Attr("T", "float");
     TensorPtr forged(TF_AllocateTensor(TF_RESOURCE, nullptr, 0, 3));
     ASSERT_NE(forged, nullptr);
-    tfp_op_add_input(sgd.get(), forged.get(), s);
-    if (s.code() == TF_OK) {
-      sgd.Input(MakeTensor(TF_FLOAT, {}, std::vector<float>{1}));
-      sgd.Input(MakeTensor(TF_FLOAT, {3}, std::vector<float>{1, 1, 1}));
-      EXPECT_EQ(sgd.Run(), TF_INVALID_ARGUMENT);
-      EXPECT_CONTAINS(sgd.message(), "TF_MaybeLockVariableInputMutexesInOrder input 0");
-      EXPECT_CONTAINS(sgd.message(), "not a resource variable handle");
-    }
+    sgd.Input(forged);
+    sgd.Input(MakeTensor(TF_FLOAT, {}, std::vector<float>{1}));
+    sgd.Input(MakeTensor(TF_FLOAT, {3}, std::vector<float>{1, 1, 1}));
+    EXPECT_EQ(sgd.Run(), TF_INVALID_ARGUMENT);
+    EXPECT_CONTAINS(sgd.message(), "TF_MaybeLockVariableInputMutexesInOrder input 0");
+    EXPECT_CONTAINS(sgd.message(), "not a resource variable handle");
   }
   {
     VariablePtr gone = NewVariable(h.get(), {3}, {0, 0, 0});
