@@ -972,7 +972,11 @@ def render_versions(D):
       "`TFPLUGIN_PFN_<name>`, the function's pointer type, and `TFPLUGIN_LIBRARIES_<name>`, "
       "the libraries that export it, for every function a plugin imports, available in that "
       "release or not (the `abi` suite checks every type against the measured signature; "
-      "`shims_bind_import` checks the lookup).\n")
+      "`shims_bind_import` checks the lookup). In the SDK host the shims define every "
+      "release's functions but bind only those the emulated release exports "
+      "(`tfp_shims_exports`), so `tfplugin-run list --tf 2.18` and `--tf 2.21` show the "
+      "kernels each release would get; vacc's variable kernels "
+      "(`examples/vacc/kernels/vacc_variables.cc`) are the worked example.\n")
     gone = {}
     never = []
     for n in sorted(D.functions):

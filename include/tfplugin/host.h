@@ -193,6 +193,15 @@ TFP_HOST_EXPORT tfp_variable *tfp_variable_new(tfp_host *host, int ordinal, cons
 TFP_HOST_EXPORT void tfp_variable_delete(tfp_variable *variable);
 /* Its value now, copied to a new host tensor the caller deletes. */
 TFP_HOST_EXPORT TF_Tensor *tfp_variable_read(tfp_variable *variable, TF_Status *status);
+/* Holds a read that shares the variable's device buffer, as TensorFlow does
+ * while a ReadVariableOp output is alive (at most one). The next kernel that
+ * updates the variable finds the buffer shared: the helpers then have the
+ * kernel copy it (its copyFunc) into a new buffer and update that, as
+ * TensorFlow's do, so the read keeps the old value. */
+TFP_HOST_EXPORT void tfp_variable_hold_read(tfp_variable *variable, TF_Status *status);
+/* The held read's value, copied to a new host tensor the caller deletes;
+ * the read is released. */
+TFP_HOST_EXPORT TF_Tensor *tfp_variable_release_read(tfp_variable *variable, TF_Status *status);
 /* Appends the variable's handle as the op's next input (a DT_RESOURCE
  * scalar); the variable must outlive the op's runs. */
 TFP_HOST_EXPORT void tfp_op_add_variable(tfp_op *op, tfp_variable *variable, TF_Status *status);

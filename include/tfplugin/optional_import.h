@@ -26,8 +26,10 @@
  * host), each only if it is already loaded (it never loads one, and finds
  * them even where they are not in the global scope: TensorFlow 2.18's Python
  * package keeps its libraries local), then the process's global scope. The
- * shims define every function of every release; one they do not implement
- * sets TF_UNIMPLEMENTED.
+ * shims define every function of every release (one they do not implement
+ * sets TF_UNIMPLEMENTED) but answer only for the release the host emulates
+ * (tfp_shims_exports): in the SDK host a plugin binds exactly what it would
+ * bind in that TensorFlow.
  *
  * C99 and C++11 or later; POSIX dlopen/dlsym (in glibc's libc from 2.34, in
  * libdl before: link with -ldl there). */
@@ -50,12 +52,14 @@ extern "C" {
 /* Stores in *fn (fn_size bytes: a function pointer) the address of `name`,
  * found in one of `libraries` (colon-separated sonames) that is loaded, else
  * in the global scope, and returns 1; stores NULL and returns 0 when nothing
- * loaded exports it (or fn_size is not a pointer's size). */
+ * loaded exports it (or fn_size is not a pointer's size). A listed library
+ * that defines tfp_shims_exports decides alone: the search ends there. */
 static inline int tfplugin_bind_import(void *fn, size_t fn_size, const char *name,
                                        const char *libraries) {
   void *symbol = NULL;
+  int answered = 0; /* a stand-in said whether its release exports `name` */
   const char *next = libraries;
-  while (symbol == NULL && next != NULL && *next != '\0') {
+  while (symbol == NULL && !answered && next != NULL && *next != '\0') {
     const char *end = strchr(next, ':');
     size_t length = end != NULL ? (size_t)(end - next) : strlen(next);
     char soname[256];
@@ -65,13 +69,22 @@ static inline int tfplugin_bind_import(void *fn, size_t fn_size, const char *nam
       soname[length] = '\0';
       library = dlopen(soname, RTLD_LAZY | RTLD_NOLOAD);
       if (library != NULL) {
+        /* A stand-in for TensorFlow (the SDK's shims) defines every release's
+         * functions and says which ones the release it emulates exports. */
+        int (*exports)(const char *) = NULL;
+        void *query = dlsym(library, "tfp_shims_exports");
+        memcpy(&exports, &query, sizeof query);
         symbol = dlsym(library, name);
+        if (exports != NULL) {
+          answered = 1;
+          if (!exports(name)) symbol = NULL;
+        }
         dlclose(library); /* drops only the reference RTLD_NOLOAD took */
       }
     }
     next = end != NULL ? end + 1 : NULL;
   }
-  if (symbol == NULL) {
+  if (symbol == NULL && !answered) {
     void *global = dlopen(NULL, RTLD_LAZY);
     if (global != NULL) {
       symbol = dlsym(global, name);

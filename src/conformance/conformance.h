@@ -55,11 +55,20 @@ struct Case {
   // from the inputs ({"T", float}, {"Tidx", int32}): to match a case with the
   // type constraints of registered kernels.
   std::vector<std::pair<std::string, TF_DataType>> type_attrs;
+  // Inputs passed as resource variables (AssignAddVariableOp's `resource`,
+  // ResourceApplyAdam's var, m and v): a variable on the device holding
+  // that input's tensor, its DT_RESOURCE handle the op's input. Each is
+  // compared after the run with want_variables[i] within
+  // variable_tolerance[i] (i indexes `variables`).
+  std::vector<size_t> variables;
+  std::vector<HostTensor> want_variables;
+  std::vector<Tolerance> variable_tolerance;
 };
 
 // Every op with cases, sorted.
 std::vector<std::string> Ops();
-// The op's type attr that Types and Cases mean: "T", or "SrcT" for Cast.
+// The op's type attr that Types and Cases mean: "T", "SrcT" for Cast,
+// "dtype" for AssignAdd/SubVariableOp.
 std::string TypeAttr(const std::string& op);
 // Dtypes (of TypeAttr) with references for that op; empty for an unknown op.
 std::vector<TF_DataType> Types(const std::string& op);
@@ -79,8 +88,8 @@ struct Result {
   std::string want, got;
 };
 
-// Runs `c` on device `ordinal` through tfp_op_* and compares every output
-// in c.want.
+// Runs `c` on device `ordinal` through tfp_op_* (its variables through
+// tfp_variable_*) and compares every output in c.want, then every variable.
 Result Run(tfp_host* host, int ordinal, const Case& c);
 // Compares one tensor (as Run does each output).
 Result Compare(const HostTensor& got, const HostTensor& want, const Tolerance& tolerance);

@@ -92,6 +92,8 @@ void ShapeCases(const std::string& op, TF_DataType dtype, Size size, Rng& rng,
                 std::vector<Case>* out);
 void CastCases(const std::string& op, TF_DataType dtype, Size size, Rng& rng,
                std::vector<Case>* out);
+void VariableCases(const std::string& op, TF_DataType dtype, Size size, Rng& rng,
+                   std::vector<Case>* out);
 
 }  // namespace internal
 }  // namespace tfp_conformance

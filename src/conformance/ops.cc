@@ -83,6 +83,11 @@ const std::vector<OpEntry>& Table() {
       {"Transpose", ShapeCases, all},
       {"ConcatV2", ShapeCases, all},
       {"Pack", ShapeCases, all},
+      // In-place updates of resource variables.
+      {"AssignAddVariableOp", VariableCases, f16},
+      {"AssignSubVariableOp", VariableCases, f16},
+      {"ResourceApplyGradientDescent", VariableCases, f},
+      {"ResourceApplyAdam", VariableCases, f},
   };
   return table;
 }
@@ -103,7 +108,11 @@ std::vector<std::string> Ops() {
   return ops;
 }
 
-std::string TypeAttr(const std::string& op) { return op == "Cast" ? "SrcT" : "T"; }
+std::string TypeAttr(const std::string& op) {
+  if (op == "Cast") return "SrcT";
+  if (op == "AssignAddVariableOp" || op == "AssignSubVariableOp") return "dtype";
+  return "T";
+}
 
 std::vector<TF_DataType> Types(const std::string& op) {
   const OpEntry* e = Find(op);

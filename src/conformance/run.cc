@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "conformance.h"
 #include "reference.h"
@@ -34,8 +35,10 @@ Result Failed(const std::string& what, const std::string& status) {
 struct Resources {
   TF_Status* status = TF_NewStatus();
   tfp_op* op = nullptr;
+  std::vector<tfp_variable*> variables;  // deleted after the op that uses them
   ~Resources() {
     tfp_op_delete(op);
+    for (tfp_variable* v : variables) tfp_variable_delete(v);
     TF_DeleteStatus(status);
   }
   bool ok() const { return TF_GetCode(status) == TF_OK; }
@@ -94,30 +97,54 @@ Result Run(tfp_host* host, int ordinal, const Case& c) {
     tfp_op_set_attr(res.op, name.c_str(), value.c_str(), res.status);
     if (!res.ok()) return Failed("setting attr " + name + "=" + value, res.text());
   }
-  for (const HostTensor& t : c.inputs) {
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    const HostTensor& t = c.inputs[i];
     TF_Tensor* in = TF_AllocateTensor(t.dtype, t.shape.data(), static_cast<int>(t.shape.size()), t.data.size());
     if (in == nullptr) return Failed("making an input tensor", "TF_AllocateTensor failed");
     if (!t.data.empty()) std::memcpy(TF_TensorData(in), t.data.data(), t.data.size());
-    tfp_op_add_input(res.op, in, res.status);
+    if (std::find(c.variables.begin(), c.variables.end(), i) == c.variables.end()) {
+      tfp_op_add_input(res.op, in, res.status);
+    } else {
+      tfp_variable* v = tfp_variable_new(host, ordinal, in, res.status);
+      if (v != nullptr) {
+        res.variables.push_back(v);
+        tfp_op_add_variable(res.op, v, res.status);
+      }
+    }
     TF_DeleteTensor(in);
-    if (!res.ok()) return Failed("tfp_op_add_input", res.text());
+    if (!res.ok()) return Failed("adding input " + std::to_string(i), res.text());
   }
   tfp_op_run(res.op, res.status);
   if (!res.ok()) return Failed("the kernel failed", res.text());
   Result all;
-  for (size_t i = 0; i < c.want.size(); ++i) {
-    const TF_Tensor* out = tfp_op_output(res.op, static_cast<int>(i));
-    if (out == nullptr) return Failed("output " + std::to_string(i), "missing");
+  const size_t checked = c.want.size() + c.variables.size();
+  for (size_t i = 0; i < checked; ++i) {
+    const bool output = i < c.want.size();
+    const size_t k = output ? i : i - c.want.size();
+    TF_Tensor* variable_value = nullptr;
+    const TF_Tensor* out;
+    std::string name;
+    if (output) {
+      out = tfp_op_output(res.op, static_cast<int>(k));
+      name = "output " + std::to_string(k);
+    } else {
+      out = variable_value = tfp_variable_read(res.variables[k], res.status);
+      name = "variable input " + std::to_string(c.variables[k]);
+    }
+    if (out == nullptr) return Failed(name, output ? std::string("missing") : res.text());
     HostTensor got{TF_TensorType(out), {}, {}};
     for (int d = 0; d < TF_NumDims(out); ++d) got.shape.push_back(TF_Dim(out, d));
     const auto* bytes = static_cast<const unsigned char*>(TF_TensorData(out));
     got.data.assign(bytes, bytes + TF_TensorByteSize(out));
-    Result r = Compare(got, c.want[i], c.tolerance[i]);
+    TF_DeleteTensor(variable_value);
+    Result r = output ? Compare(got, c.want[k], c.tolerance[k])
+                      : Compare(got, c.want_variables[k], c.variable_tolerance[k]);
     all.max_abs = std::max(all.max_abs, r.max_abs);
     all.max_rel = std::max(all.max_rel, r.max_rel);
     if (r.state != Result::kPass && all.state == Result::kPass) {
       all.state = r.state;
-      all.detail = (c.want.size() > 1 ? "output " + std::to_string(i) + ": " : "") + r.detail;
+      // Named when it could be another: several checked, or a variable.
+      all.detail = (checked > 1 || !output ? name + ": " : "") + r.detail;
       all.want = r.want;
       all.got = r.got;
     }

@@ -22,6 +22,7 @@
 //   softmax.cc      Softmax, LogSoftmax, (Sparse)SoftmaxCrossEntropyWithLogits
 //   reduce.cc       Sum Mean Max Min Prod
 //   shape_ops.cc    Fill Reshape Squeeze ExpandDims Transpose ConcatV2 Pack
+//   optimizer.cc    ResourceApplyGradientDescent, ResourceApplyAdam
 #ifndef TFPLUGIN_REFERENCE_REFERENCE_H_
 #define TFPLUGIN_REFERENCE_REFERENCE_H_
 
@@ -168,6 +169,18 @@ bool Transpose(const Tensor& x, const std::vector<int64_t>& perm, Tensor* out);
 bool Concat(const std::vector<Tensor>& values, int64_t axis, Tensor* out);
 // axis in [-rank-1, rank]; all values of one shape.
 bool Pack(const std::vector<Tensor>& values, int64_t axis, Tensor* out);
+
+// ---- optimizer.cc (updates in place; all tensors of one shape)
+// var -= alpha * delta.
+void ApplyGradientDescent(Tensor* var, double alpha, const Tensor& delta);
+struct AdamParams {
+  double beta1_power, beta2_power, lr, beta1, beta2, epsilon;
+  bool use_nesterov;
+};
+// m, v: the moments; lr_t = lr * sqrt(1 - beta2_power) / (1 - beta1_power);
+// var -= lr_t * m / (sqrt(v) + epsilon) (Nesterov: beta1 * m + (1 - beta1) * grad
+// in place of m).
+void ApplyAdam(Tensor* var, Tensor* m, Tensor* v, const AdamParams& p, const Tensor& grad);
 
 }  // namespace tfp_reference
 

@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <set>
+#include <vector>
 
 #include "host_internal.h"
 #include "host_variable.h"
@@ -80,8 +81,41 @@ void tfp_variable_delete(tfp_variable* variable) {
     std::lock_guard<std::mutex> lock(g_live_mu);
     g_live.erase(variable);
   }
+  TF_DeleteTensor(variable->held);
   TF_DeleteTensor(variable->value);
   delete variable;
+}
+
+void tfp_variable_hold_read(tfp_variable* variable, TF_Status* status) {
+  if (variable == nullptr) {
+    tfp_shims::Fail(status, TF_INVALID_ARGUMENT, "tfp_variable_hold_read: NULL variable");
+    return;
+  }
+  std::lock_guard<std::mutex> lock(variable->mu);
+  if (variable->held != nullptr) {
+    tfp_shims::Fail(status, TF_FAILED_PRECONDITION, "tfp_variable_hold_read: a read is already held");
+    return;
+  }
+  variable->held = tfp_shims::ShareTensor(variable->value);
+  TF_SetStatus(status, TF_OK, "");
+}
+
+TF_Tensor* tfp_variable_release_read(tfp_variable* variable, TF_Status* status) {
+  if (variable == nullptr) {
+    tfp_shims::Fail(status, TF_INVALID_ARGUMENT, "tfp_variable_release_read: NULL variable");
+    return nullptr;
+  }
+  std::lock_guard<std::mutex> lock(variable->mu);
+  if (variable->held == nullptr) {
+    tfp_shims::Fail(status, TF_FAILED_PRECONDITION, "tfp_variable_release_read: no read is held");
+    return nullptr;
+  }
+  TF_SetStatus(status, TF_OK, "");
+  TF_Tensor* copy = tfp_shims::CopyToHost(variable->memory.host, variable->memory.ordinal, variable->held,
+                                          false, "the held read", status);
+  TF_DeleteTensor(variable->held);
+  variable->held = nullptr;
+  return copy;
 }
 
 TF_Tensor* tfp_variable_read(tfp_variable* variable, TF_Status* status) {
@@ -98,6 +132,28 @@ TF_Tensor* tfp_variable_read(tfp_variable* variable, TF_Status* status) {
 }  // extern "C"
 
 namespace tfp_shims {
+
+bool PrepareToUpdate(TF_OpKernelContext* ctx, tfp_variable* variable, CopyFunc copy,
+                     const std::string& what, TF_Status* status) {
+  if (variable->held == nullptr || TF_TensorData(variable->held) != TF_TensorData(variable->value) ||
+      TF_TensorByteSize(variable->value) == 0) {
+    return true;  // the buffer is the variable's alone: update it in place
+  }
+  if (copy == nullptr) {
+    Fail(status, TF_INVALID_ARGUMENT,
+         what + ": the variable's buffer is shared with a read, and copyFunc is NULL (TensorFlow "
+                "calls it here to copy the buffer before the update)");
+    return false;
+  }
+  const std::vector<int64_t> dims = Dims(variable->value);
+  TF_Tensor* fresh = AllocateTensor(variable->binding, false, TF_TensorType(variable->value), dims.data(),
+                                    static_cast<int>(dims.size()), status);
+  if (fresh == nullptr) return false;
+  copy(ctx, variable->value, fresh);
+  TF_DeleteTensor(variable->value);  // the held read keeps the old buffer
+  variable->value = fresh;
+  return true;
+}
 
 // The handle tfp_op_add_variable appends: a host DT_RESOURCE scalar.
 TF_Tensor* NewVariableHandle(tfp_variable* variable) {

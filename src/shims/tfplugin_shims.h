@@ -18,6 +18,12 @@ extern "C" {
 TFP_SHIMS_EXPORT int tfp_shims_set_release(const char *release);
 /* The release being emulated; the newest known unless set. */
 TFP_SHIMS_EXPORT const char *tfp_shims_release(void);
+/* 1 if the emulated release exports C API function `name` to plugins, else
+ * 0 (also for a name that is no such function). The shims define every
+ * release's functions so that any plugin loads; TFPLUGIN_BIND_IMPORT
+ * (tfplugin/optional_import.h) asks this before binding one of them, so a
+ * plugin in the host binds what it would bind in that TensorFlow. */
+TFP_SHIMS_EXPORT int tfp_shims_exports(const char *name);
 
 /* Calls so far to functions the shims do not implement. */
 TFP_SHIMS_EXPORT uint64_t tfp_shims_unimplemented_calls(void);

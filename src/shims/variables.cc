@@ -2,15 +2,16 @@
 // The resource-variable helpers of tensorflow/c/kernels_experimental.h
 // (TensorFlow exports them from 2.6 to 2.18) over the host's variables
 // (host_variable.h). What they do, as TensorFlow's do:
-//  - TF_GetInputTensorFromVariable: the variable's tensor (its buffer, not a
-//    copy: TensorFlow copies first only when another tensor shares the
-//    buffer, which never happens here).
+//  - TF_GetInputTensorFromVariable: the variable's tensor, updated in place;
+//    when another tensor shares its buffer (the host holds a read:
+//    tfp_variable_hold_read), first a new buffer the kernel's copyFunc
+//    fills, as TensorFlow copies on write.
 //  - TF_MaybeLockVariableInputMutexesInOrder: locks the variables of the
 //    given inputs, each once, in address order (so two kernels locking the
 //    same ones cannot deadlock); the holder unlocks them on release.
 //  - TF_AssignUpdateVariable: under the variable's lock, checks the value
-//    has the variable's dtype and shape, then calls updateFunc(ctx, var,
-//    value, Op) to apply it in place.
+//    has the variable's dtype and shape, copies on write as above, then
+//    calls updateFunc(ctx, var, value, Op) to apply it in place.
 // A non-resource input, a deleted variable or a bad index is an error naming
 // the function and the input, never a crash.
 #include "shim_internal.h"  // first: it turns the headers' "unavailable" marks off
@@ -64,7 +65,6 @@ void TF_GetInputTensorFromVariable(TF_OpKernelContext* ctx, int input, bool lock
                                    TF_Tensor** out, TF_Status* status) {
   (void)isVariantType;
   (void)sparse;
-  (void)copyFunc;  // never needed: no other tensor shares a variable's buffer
   if (out == nullptr) {
     Fail(status, TF_INVALID_ARGUMENT, "TF_GetInputTensorFromVariable: NULL out-parameter");
     return;
@@ -72,12 +72,12 @@ void TF_GetInputTensorFromVariable(TF_OpKernelContext* ctx, int input, bool lock
   *out = nullptr;
   tfp_variable* v = VariableInput(ctx, input, "TF_GetInputTensorFromVariable", status);
   if (v == nullptr) return;
-  if (lock_held) {
-    *out = tfp_shims::ShareTensor(v->value);
-  } else {
-    std::lock_guard<std::mutex> lock(v->mu);
-    *out = tfp_shims::ShareTensor(v->value);
+  std::unique_lock<std::mutex> lock(v->mu, std::defer_lock);
+  if (!lock_held) lock.lock();
+  if (!tfp_shims::PrepareToUpdate(ctx, v, copyFunc, What("TF_GetInputTensorFromVariable", input), status)) {
+    return;
   }
+  *out = tfp_shims::ShareTensor(v->value);
   TF_SetStatus(status, TF_OK, "");
 }
 
@@ -127,7 +127,6 @@ void TF_AssignUpdateVariable(TF_OpKernelContext* ctx, int input_index, int value
                              void (*updateFunc)(TF_OpKernelContext*, TF_Tensor*, TF_Tensor*, int),
                              TF_Status* status) {
   (void)isVariantType;
-  (void)copyFunc;
   tfp_variable* v = VariableInput(ctx, input_index, "TF_AssignUpdateVariable", status);
   if (v == nullptr) return;
   if (value_index < 0 || static_cast<size_t>(value_index) >= ctx->inputs.size()) {
@@ -145,6 +144,9 @@ void TF_AssignUpdateVariable(TF_OpKernelContext* ctx, int input_index, int value
     Fail(status, TF_INVALID_ARGUMENT,
          "TF_AssignUpdateVariable: cannot update a variable (" + TypeAndShape(v->value) +
              ") with a value (" + TypeAndShape(value) + "): dtype and shape must be equal");
+    return;
+  }
+  if (!tfp_shims::PrepareToUpdate(ctx, v, copyFunc, What("TF_AssignUpdateVariable", input_index), status)) {
     return;
   }
   TF_Tensor* var = tfp_shims::ShareTensor(v->value);

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// TF_Version and the emulated release. A plugin may branch on TF_Version, so
-// a host can make the shims pose as any measured release; the default is the
-// newest. The version string is the measured wheel's (shim_releases.h).
+// TF_Version and the emulated release. A plugin may branch on TF_Version or
+// bind functions only some releases export (TFPLUGIN_BIND_IMPORT), so a host
+// can make the shims pose as any measured release; the default is the
+// newest. The version string and the exports are the measured wheel's
+// (shim_releases.h).
 #include "shim_internal.h"
 
+#include <algorithm>
 #include <atomic>
+#include <iterator>
 #include <cstring>
 
 #include "shim_releases.h"
@@ -33,6 +37,18 @@ int tfp_shims_set_release(const char* release) {
 }
 
 const char* tfp_shims_release(void) { return tfp_shims::EmulatedRelease(); }
+
+int tfp_shims_exports(const char* name) {
+  if (name == nullptr) return 0;
+  const auto less = [](const char* a, const char* b) { return std::strcmp(a, b) < 0; };
+  if (!std::binary_search(std::begin(tfp_shims::kImports), std::end(tfp_shims::kImports), name, less)) {
+    return 0;  // not a function of TensorFlow's plugin C API
+  }
+  for (const char* const* u = g_release.load()->unexported; *u != nullptr; ++u) {
+    if (std::strcmp(*u, name) == 0) return 0;
+  }
+  return 1;
+}
 
 TFP_SHIM_IMPLEMENTED(TF_Version);
 const char* TF_Version(void) { return g_release.load()->version; }

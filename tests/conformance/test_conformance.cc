@@ -51,8 +51,20 @@ TEST(Conformance, EveryOpHasWellFormedCases) {
           SCOPED_TRACE(c.what);
           EXPECT_EQ(c.op, op);
           EXPECT_FALSE(c.what.empty());
-          ASSERT_FALSE(c.want.empty());
+          // Something to check: outputs, or variables updated in place.
+          ASSERT_FALSE(c.want.empty() && c.want_variables.empty());
           EXPECT_EQ(c.want.size(), c.tolerance.size());
+          EXPECT_EQ(c.want_variables.size(), c.variables.size());
+          EXPECT_EQ(c.variable_tolerance.size(), c.variables.size());
+          for (size_t i = 0; i < c.variables.size(); ++i) {
+            ASSERT_LT(c.variables[i], c.inputs.size());
+            const HostTensor& initial = c.inputs[c.variables[i]];
+            EXPECT_EQ(c.want_variables[i].dtype, initial.dtype);
+            EXPECT_EQ(c.want_variables[i].shape, initial.shape);  // updated in place
+          }
+          for (const HostTensor& t : c.want_variables) {
+            EXPECT_EQ(t.data.size(), Count(t.shape) * Bytes(t.dtype));
+          }
           ASSERT_FALSE(c.type_attrs.empty());
           EXPECT_EQ(c.type_attrs[0].first, TypeAttr(op));
           EXPECT_EQ(c.type_attrs[0].second, dtype);

@@ -675,6 +675,50 @@ TEST_F(HostTest, VariableKernelsUpdateInPlace) {
   EXPECT_EQ(BytesInUse(), 0);
 }
 
+// A read held across an update (as TensorFlow holds a ReadVariableOp
+// output) shares the variable's buffer: both helpers have the kernel copy
+// it first (copyFunc), the read keeps the old value, the variable gets the
+// update, and no device bytes leak.
+TEST_F(HostTest, VariableCopyOnWriteWhileAReadIsHeld) {
+  HostPtr h = Open();
+  ASSERT_NE(h, nullptr);
+  {
+    VariablePtr var = NewVariable(h.get(), {3}, {1, 2, 3});
+    ASSERT_NE(var, nullptr);
+    Status s;
+    tfp_variable_hold_read(var.get(), s);
+    ASSERT_TF_OK(s);
+    tfp_variable_hold_read(var.get(), s);
+    EXPECT_EQ(s.code(), TF_FAILED_PRECONDITION) << "a second held read";
+    Op add(h.get(), "AssignAddVariableOp");
+    add.Attr("dtype", "float");
+    add.Variable(var.get());
+    add.Input(MakeTensor(TF_FLOAT, {3}, std::vector<float>{10, 20, 30}));
+    ASSERT_EQ(add.Run(), TF_OK) << add.message();
+    EXPECT_EQ(ReadVariable(var.get()), (std::vector<float>{11, 22, 33}));
+    TensorPtr held(tfp_variable_release_read(var.get(), s));
+    ASSERT_TF_OK(s);
+    EXPECT_EQ(Values<float>(held.get()), (std::vector<float>{1, 2, 3}));
+    EXPECT_EQ(tfp_variable_release_read(var.get(), s), nullptr);
+    EXPECT_EQ(s.code(), TF_FAILED_PRECONDITION) << "nothing held";
+
+    tfp_variable_hold_read(var.get(), s);  // now through the lock holder's path
+    Op sgd(h.get(), "ResourceApplyGradientDescent");
+    sgd.Attr("T", "float");
+    sgd.Variable(var.get());
+    sgd.Input(MakeTensor(TF_FLOAT, {}, std::vector<float>{0.5f}));
+    sgd.Input(MakeTensor(TF_FLOAT, {3}, std::vector<float>{2, 4, 6}));
+    ASSERT_EQ(sgd.Run(), TF_OK) << sgd.message();
+    EXPECT_EQ(ReadVariable(var.get()), (std::vector<float>{10, 20, 30}));
+    held.reset(tfp_variable_release_read(var.get(), s));
+    ASSERT_TF_OK(s);
+    EXPECT_EQ(Values<float>(held.get()), (std::vector<float>{11, 22, 33}));
+    tfp_variable_hold_read(var.get(), s);  // still held when the variable goes
+  }
+  EXPECT_EQ(Counters().kernel_errors, 0);
+  EXPECT_EQ(BytesInUse(), 0);
+}
+
 // What goes wrong is an error naming the function and input, never a crash:
 // a value of another shape (TF_AssignUpdateVariable), a plain tensor where
 // a variable belongs, a deleted variable, a variable of another device.

@@ -15,11 +15,12 @@
  *          TFP_TEST_FAIL=se_init | no_struct_size | null_memset | bad_name
  *          makes SE_InitPlugin misbehave in one way (see SE_InitPlugin);
  *          TFP_TEST_FAIL=kern_addv2_ulp | kern_gpu | kern_duplicate |
- *          kern_error | kern_bias_axis plants one kernel fault for
- *          validate_plugin's kernels phase (tests/validate): AddV2 float's
- *          element 0 off by 1000 ulp, an AddV2 kernel registered for "GPU",
- *          AddV2 float registered twice, MatMul failing with TF_INTERNAL,
- *          BiasAdd adding the bias along the wrong dimension.
+ *          kern_error | kern_bias_axis | kern_sgd_sign plants one kernel
+ *          fault for validate_plugin's kernels phase (tests/validate):
+ *          AddV2 float's element 0 off by 1000 ulp, an AddV2 kernel
+ *          registered for "GPU", AddV2 float registered twice, MatMul failing
+ *          with TF_INTERNAL, BiasAdd adding the bias along the wrong
+ *          dimension, ResourceApplyGradientDescent adding alpha * delta.
  * Kernels: see TF_InitKernel. Between them they call every shim the
  *          shims implement by hand (check_shim_coverage.py holds the plugin
  *          to that) and check each result: a wrong one fails the kernel
@@ -3179,7 +3180,9 @@ static void apply_gradient_descent_compute(void *kernel, TF_OpKernelContext *ctx
     float *v = (float *)TF_TensorData(var);
     const float a = *(const float *)TF_TensorData(alpha), *d = (const float *)TF_TensorData(delta);
     int64_t i, n = TF_TensorElementCount(var);
-    for (i = 0; i < n; ++i) v[i] -= a * d[i];
+    /* kern_sgd_sign: the step taken uphill */
+    const float sign = fail_mode("kern_sgd_sign") ? -1.0f : 1.0f;
+    for (i = 0; i < n; ++i) v[i] -= sign * a * d[i];
   }
 done:
   TF_ReleaseVariableInputLockHolder(holder);

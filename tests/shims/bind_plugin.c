@@ -6,8 +6,11 @@
 #include <dlfcn.h>
 #include <stdio.h>
 
+#include <string.h>
+
 #include "tensorflow/c/tf_status.h"
 #include "tfplugin/optional_import.h"
+#include "tfplugin_shims.h"
 
 #define CHECK(cond)                                              \
   do {                                                           \
@@ -35,10 +38,28 @@ int bind_plugin_run(void) {
     CHECK(status != NULL && TF_GetCode(status) == TF_OK);
     TF_DeleteStatus(status);
   }
-  /* A helper only TensorFlow 2.6-2.18 export, which the shims define too. */
+  /* A helper only TensorFlow 2.6-2.18 export. The shims define it, but bind
+   * it only while they emulate such a release. */
+  const char *emulated = tfp_shims_release();
   TFPLUGIN_PFN_TF_AssignUpdateVariable assign_update = NULL;
+  CHECK(tfp_shims_set_release("2.18") == 0);
   CHECK(TFPLUGIN_BIND_IMPORT(TF_AssignUpdateVariable, &assign_update) == 1);
   CHECK(assign_update != NULL);
+  CHECK(tfp_shims_set_release("2.19") == 0);
+  CHECK(TFPLUGIN_BIND_IMPORT(TF_AssignUpdateVariable, &assign_update) == 0);
+  CHECK(assign_update == NULL);
+  /* 2.5 predates it. */
+  CHECK(tfp_shims_set_release("2.5") == 0);
+  CHECK(TFPLUGIN_BIND_IMPORT(TF_AssignUpdateVariable, &assign_update) == 0);
+  /* What the shims answer: every release exports TF_NewStatus; nothing is
+   * exported under a name that is no C API function. */
+  CHECK(tfp_shims_exports("TF_NewStatus") == 1);
+  CHECK(tfp_shims_exports("TF_AssignUpdateVariable") == 0);
+  CHECK(tfp_shims_exports("TF_NoSuchFunction") == 0);
+  CHECK(tfp_shims_exports("tfp_shims_exports") == 0);
+  CHECK(tfp_shims_exports(NULL) == 0);
+  CHECK(tfp_shims_set_release(emulated) == 0);
+  CHECK(strcmp(tfp_shims_release(), emulated) == 0);
   /* Not the shims' soname in the list: not found, since they are not in the
    * global scope; and the pointer is cleared. */
   new_status = &TF_NewStatus;

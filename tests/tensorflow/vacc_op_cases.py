@@ -279,6 +279,70 @@ def shape_op(op, t, rng):
     return [Case(*one)] if one else None
 
 
+# ------------------------------------------------------------- variables ---
+# Kernels that update resource variables in place (registered where the
+# release exports TF's variable helpers, 2.6-2.18). A call makes the
+# variables on the current device from the inputs named in VARIABLE_INPUTS,
+# runs the op, and returns the variables' values; the inputs themselves are
+# plain tensors, so the CPU run gets its own variables.
+VARIABLE_OPS = ("AssignAddVariableOp", "AssignSubVariableOp",
+                "ResourceApplyGradientDescent", "ResourceApplyAdam")
+_variable_serial = [0]
+
+
+def _with_variables(names, op):
+    """call(raw, **tensors): the tensors in `names` become variables (in that order),
+    `op(raw, handles, other tensors)` runs; returns the variables' values after it,
+    then the reads taken before it."""
+    def call(raw, **tensors):
+        made = []
+        for name in names:
+            t = tensors.pop(name)
+            _variable_serial[0] += 1
+            h = raw.VarHandleOp(dtype=t.dtype, shape=t.shape,
+                                shared_name=f"vacc_case_{_variable_serial[0]}")
+            raw.AssignVariableOp(resource=h, value=t)
+            made.append((h, t.dtype))
+        # Reads taken before the update and held across it share the variables'
+        # buffers, so TensorFlow copies a buffer before updating it (copyFunc).
+        before = tuple(raw.ReadVariableOp(resource=h, dtype=d) for h, d in made)
+        op(raw, [h for h, _ in made], tensors)
+        after = tuple(raw.ReadVariableOp(resource=h, dtype=d) for h, d in made)
+        for h, _ in made:
+            raw.DestroyResourceOp(resource=h)
+        return after + before
+    return call
+
+
+def variable_op(op, t, rng):
+    shape = (5, 37)  # not a multiple of any SIMD width
+    def v(lo=-2.0, hi=2.0, *dims):
+        return (_values(rng, dims or shape, t, lo, hi), t)
+    def scalar(x):
+        return (np.array(x, "float32"), t)
+    if op in ("AssignAddVariableOp", "AssignSubVariableOp"):
+        call = _with_variables(["resource"], lambda raw, h, k: getattr(raw, op)(
+            resource=h[0], value=k["value"]))
+        inputs, what, kind = {"resource": v(), "value": v()}, "resource[5,37], value[5,37]", \
+            "one_rounding"
+    elif op == "ResourceApplyGradientDescent":
+        call = _with_variables(["var"], lambda raw, h, k: raw.ResourceApplyGradientDescent(
+            var=h[0], alpha=k["alpha"], delta=k["delta"]))
+        inputs, what, kind = {"var": v(), "alpha": scalar(0.25), "delta": v()}, \
+            "var[5,37], alpha=0.25, delta[5,37]", "sum"
+    else:
+        def adam(raw, h, k):
+            raw.ResourceApplyAdam(var=h[0], m=h[1], v=h[2], use_nesterov=nesterov, **k)
+        nesterov = False
+        call = _with_variables(["var", "m", "v"], adam)
+        inputs = {"var": v(), "m": v(-1, 1), "v": v(0, 4),
+                  "beta1_power": scalar(0.9 ** 3), "beta2_power": scalar(0.999 ** 3),
+                  "lr": scalar(0.01), "beta1": scalar(0.9), "beta2": scalar(0.999),
+                  "epsilon": scalar(1e-7), "grad": v()}
+        what, kind = "var, m, v [5,37], step 3 of Keras' defaults, lr=0.01", "transcendental"
+    return [Case(what, inputs, call, kind=kind, k=2)]
+
+
 FAMILIES = [
     (UNARY, unary), (BINARY, binary), (GRADS, grad),
     (("BiasAdd", "BiasAddGrad"), bias_add), (("MatMul", "BatchMatMulV2"), matmul),
@@ -299,6 +363,9 @@ def cases_for(op, types):
     if op == "Cast":
         return cast(types["SrcT"], types["DstT"], rng) \
             if set(types) == {"SrcT", "DstT"} else None
+    if op in VARIABLE_OPS:  # AssignAdd/SubVariableOp's type attr is "dtype"
+        return variable_op(op, types["dtype"] if "dtype" in types else types["T"], rng) \
+            if len(types) == 1 else None
     if set(types) != {"T"}:
         return None
     for ops, make in FAMILIES:

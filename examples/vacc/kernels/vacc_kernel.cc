@@ -209,6 +209,8 @@ TF_Tensor* KernelContext::InputHandle(int i) {
   return t;
 }
 
+Tensor KernelContext::Hold(TF_Tensor* t) { return View(Keep(t)); }
+
 bool KernelContext::Input(int i, Tensor* out) {
   TF_Tensor* t = InputHandle(i);
   if (t == nullptr) return false;

@@ -122,6 +122,9 @@ class KernelContext {
   // Reads a small host-memory int32/int64 input (shape, axes, perm) whose
   // kernel registration marks it HostMemory.
   bool HostInts(int i, std::vector<int64_t>* out);
+  // The view of a tensor another C API call handed out (a variable's, from
+  // TF_GetInputTensorFromVariable); its handle is released with the context.
+  Tensor Hold(TF_Tensor* t);
 
   // The op's stream and the device's compute units.
   Stream* stream();

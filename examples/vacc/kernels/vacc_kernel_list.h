@@ -20,6 +20,9 @@ void RegisterCastKernels();              // vacc_cast.cc
 void RegisterShapeKernels();             // vacc_shape_ops.cc
 void RegisterTransposeKernels();         // vacc_transpose.cc
 void RegisterConcatKernels();            // vacc_concat.cc
+// vacc_variables.cc: only where TensorFlow exports its variable helpers
+// (2.6-2.18); false, registering nothing, elsewhere.
+bool RegisterVariableKernels();
 
 }  // namespace vacc
 

@@ -19,4 +19,5 @@ extern "C" __attribute__((visibility("default"))) void TF_InitKernel(void) {
   vacc::RegisterShapeKernels();
   vacc::RegisterTransposeKernels();
   vacc::RegisterConcatKernels();
+  vacc::RegisterVariableKernels();
 }

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Optimizer updates (vacc_optimizer.h): SIMD bodies compiled once per
+// Highway target beside their scalar references. Both are memory-bound
+// (Adam moves 7 floats per element), so the bodies keep to one pass and
+// split across the compute units like the elementwise ops.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/vacc_optimizer.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+
+#include "kernels/vacc_optimizer.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace vacc {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+void GradientDescentF32(float* HWY_RESTRICT var, const float* HWY_RESTRICT delta, float alpha,
+                        size_t n) {
+  const hn::ScalableTag<float> d;
+  const size_t lanes = hn::Lanes(d);
+  const auto a = hn::Set(d, alpha);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    hn::StoreU(hn::NegMulAdd(a, hn::LoadU(d, delta + i), hn::LoadU(d, var + i)), d, var + i);
+  }
+  if (i < n) {  // the tail through one vector of stack copies: the same arithmetic
+    HWY_ALIGN float w[HWY_MAX_BYTES / sizeof(float)] = {}, dl[HWY_MAX_BYTES / sizeof(float)] = {};
+    const size_t rest = n - i;
+    std::memcpy(w, var + i, rest * sizeof(float));
+    std::memcpy(dl, delta + i, rest * sizeof(float));
+    hn::Store(hn::NegMulAdd(a, hn::Load(d, dl), hn::Load(d, w)), d, w);
+    std::memcpy(var + i, w, rest * sizeof(float));
+  }
+}
+
+template <class D, class V>
+HWY_INLINE V AdamStep(D d, const AdamCoefficients& c, V g, V& m, V& v, V w) {
+  m = hn::MulAdd(hn::Sub(g, m), hn::Set(d, c.one_minus_beta1), m);
+  v = hn::MulAdd(hn::Sub(hn::Mul(g, g), v), hn::Set(d, c.one_minus_beta2), v);
+  const V num = c.nesterov ? hn::MulAdd(m, hn::Set(d, c.beta1), hn::Mul(g, hn::Set(d, c.one_minus_beta1)))
+                           : m;
+  const V den = hn::Add(hn::Sqrt(v), hn::Set(d, c.epsilon));
+  return hn::Sub(w, hn::Div(hn::Mul(num, hn::Set(d, c.lr_t)), den));
+}
+
+void AdamF32(float* HWY_RESTRICT var, float* HWY_RESTRICT m, float* HWY_RESTRICT v,
+             const float* HWY_RESTRICT grad, const AdamCoefficients& c, size_t n) {
+  const hn::ScalableTag<float> d;
+  const size_t lanes = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    auto vm = hn::LoadU(d, m + i), vv = hn::LoadU(d, v + i);
+    const auto w = AdamStep(d, c, hn::LoadU(d, grad + i), vm, vv, hn::LoadU(d, var + i));
+    hn::StoreU(vm, d, m + i);
+    hn::StoreU(vv, d, v + i);
+    hn::StoreU(w, d, var + i);
+  }
+  if (i < n) {
+    // The tail through one vector of stack copies (the same arithmetic as
+    // the full vectors); the zero lanes past n give sqrt(0) + epsilon and
+    // are never copied back.
+    constexpr size_t kMax = HWY_MAX_BYTES / sizeof(float);
+    HWY_ALIGN float tw[kMax] = {}, tm[kMax] = {}, tv[kMax] = {}, tg[kMax] = {};
+    const size_t bytes = (n - i) * sizeof(float);
+    std::memcpy(tw, var + i, bytes);
+    std::memcpy(tm, m + i, bytes);
+    std::memcpy(tv, v + i, bytes);
+    std::memcpy(tg, grad + i, bytes);
+    auto vm = hn::Load(d, tm), vv = hn::Load(d, tv);
+    hn::Store(AdamStep(d, c, hn::Load(d, tg), vm, vv, hn::Load(d, tw)), d, tw);
+    hn::Store(vm, d, tm);
+    hn::Store(vv, d, tv);
+    std::memcpy(var + i, tw, bytes);
+    std::memcpy(m + i, tm, bytes);
+    std::memcpy(v + i, tv, bytes);
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace vacc
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "kernels/vacc_elementwise.h"
+#include "kernels/vacc_simd.h"
+
+namespace vacc {
+
+HWY_EXPORT(GradientDescentF32);
+HWY_EXPORT(AdamF32);
+
+namespace scalar {
+
+void GradientDescentF32(float* var, const float* delta, float alpha, size_t n) {
+  for (size_t i = 0; i < n; ++i) var[i] -= alpha * delta[i];
+}
+
+void AdamF32(float* var, float* m, float* v, const float* grad, const AdamCoefficients& c,
+             size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const float g = grad[i];
+    m[i] += (g - m[i]) * c.one_minus_beta1;
+    v[i] += (g * g - v[i]) * c.one_minus_beta2;
+    const float num = c.nesterov ? m[i] * c.beta1 + g * c.one_minus_beta1 : m[i];
+    var[i] -= num * c.lr_t / (std::sqrt(v[i]) + c.epsilon);
+  }
+}
+
+}  // namespace scalar
+
+AdamCoefficients MakeAdamCoefficients(float lr, float beta1_power, float beta2_power, float beta1,
+                                      float beta2, float epsilon, bool nesterov) {
+  // In float, as TensorFlow computes them for a float variable.
+  return AdamCoefficients{lr * std::sqrt(1.0f - beta2_power) / (1.0f - beta1_power), beta1,
+                          1.0f - beta1, 1.0f - beta2, epsilon, nesterov};
+}
+
+void GradientDescentF32(float* var, const float* delta, float alpha, size_t n) {
+  if (UseScalarKernels()) return scalar::GradientDescentF32(var, delta, alpha, n);
+  HWY_DYNAMIC_DISPATCH(GradientDescentF32)(var, delta, alpha, n);
+}
+
+void AdamF32(float* var, float* m, float* v, const float* grad, const AdamCoefficients& c,
+             size_t n) {
+  if (UseScalarKernels()) return scalar::AdamF32(var, m, v, grad, c, n);
+  HWY_DYNAMIC_DISPATCH(AdamF32)(var, m, v, grad, c, n);
+}
+
+// The updates read what they write, so streaming stores would gain nothing:
+// the chunks ignore the store choice ParallelElementwise offers.
+void RunGradientDescent(float* var, const float* delta, float alpha, size_t n, ComputeUnits& units) {
+  ParallelElementwise(units, n, sizeof(float), [=](size_t begin, size_t end, Stores) {
+    GradientDescentF32(var + begin, delta + begin, alpha, end - begin);
+  });
+}
+
+void RunAdam(float* var, float* m, float* v, const float* grad, const AdamCoefficients& c, size_t n,
+             ComputeUnits& units) {
+  ParallelElementwise(units, n, sizeof(float), [=, &c](size_t begin, size_t end, Stores) {
+    AdamF32(var + begin, m + begin, v + begin, grad + begin, c, end - begin);
+  });
+}
+
+}  // namespace vacc
+#endif  // HWY_ONCE

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The optimizer updates of ResourceApplyGradientDescent and ResourceApplyAdam
+// (vacc_variables.cc), in place over a variable's buffer: one pass reads
+// each element of var (and m, v, the gradient) once and writes it once. Each
+// entry point runs the SIMD body (Highway, the target VACC_SIMD selected) or,
+// with VACC_SIMD=scalar, the scalar reference body in namespace scalar.
+#ifndef VACC_KERNELS_VACC_OPTIMIZER_H_
+#define VACC_KERNELS_VACC_OPTIMIZER_H_
+
+#include <cstddef>
+
+namespace vacc {
+
+// var[i] -= alpha * delta[i], i < n.
+void GradientDescentF32(float* var, const float* delta, float alpha, size_t n);
+
+// Adam's step for one element range, with TensorFlow's op semantics:
+//   lr_t = lr * sqrt(1 - beta2_power) / (1 - beta1_power)
+//   m += (g - m) * (1 - beta1)
+//   v += (g * g - v) * (1 - beta2)
+//   var -= lr_t * m / (sqrt(v) + epsilon)                    (plain)
+//   var -= lr_t * (m * beta1 + g * (1 - beta1)) / (sqrt(v) + epsilon)  (Nesterov)
+// AdamCoefficients holds what is the same for every element.
+struct AdamCoefficients {
+  float lr_t, beta1, one_minus_beta1, one_minus_beta2, epsilon;
+  bool nesterov;
+};
+AdamCoefficients MakeAdamCoefficients(float lr, float beta1_power, float beta2_power, float beta1,
+                                      float beta2, float epsilon, bool nesterov);
+void AdamF32(float* var, float* m, float* v, const float* grad, const AdamCoefficients& c,
+             size_t n);
+
+class ComputeUnits;
+// What the kernels' enqueued work does: the update over n elements, split
+// across the compute units in kElementwiseGrain chunks.
+void RunGradientDescent(float* var, const float* delta, float alpha, size_t n, ComputeUnits& units);
+void RunAdam(float* var, float* m, float* v, const float* grad, const AdamCoefficients& c, size_t n,
+             ComputeUnits& units);
+
+namespace scalar {
+void GradientDescentF32(float* var, const float* delta, float alpha, size_t n);
+void AdamF32(float* var, float* m, float* v, const float* grad, const AdamCoefficients& c,
+             size_t n);
+}  // namespace scalar
+
+}  // namespace vacc
+
+#endif  // VACC_KERNELS_VACC_OPTIMIZER_H_

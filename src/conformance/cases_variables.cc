@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: Apache-2.0
+// Cases for the kernels that update resource variables in place:
+// AssignAddVariableOp, AssignSubVariableOp, ResourceApplyGradientDescent,
+// ResourceApplyAdam. Their variable inputs are passed as variables (the
+// host's tfp_variable, a DT_RESOURCE handle in host memory) and checked by
+// value after the run; the ops have no outputs.
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "internal.h"
+
+namespace tfp_conformance {
+namespace internal {
+
+namespace {
+
+std::vector<Shape> VariableShapes(Size size) {
+  // A scalar, empty, a single element, shorter and longer than any SIMD
+  // vector, and (large) several of a plugin's work chunks with a ragged end.
+  std::vector<Shape> shapes = {{}, {0}, {1}, {7}, {3, 5}, {2, 3, 4}};
+  if (size == Size::kLarge) shapes.insert(shapes.end(), {{67, 129}, {257, 129}});
+  return shapes;
+}
+
+// Marks inputs `indices` as variables, wanting `values` after the run.
+void WantVariables(Case* c, TF_DataType dtype, const std::vector<size_t>& indices,
+                   const std::vector<ref::Tensor>& values, const Tolerance& tolerance) {
+  c->variables = indices;
+  for (const ref::Tensor& t : values) {
+    c->want_variables.push_back(Encode(dtype, t));
+    c->variable_tolerance.push_back(tolerance);
+  }
+}
+
+void AssignUpdateCases(const std::string& op, TF_DataType dtype, Size size, Rng& rng,
+                       std::vector<Case>* out) {
+  const bool add = op == "AssignAddVariableOp";
+  for (const Shape& s : VariableShapes(size)) {
+    Case k = NewCase(op, op + "(resource " + ShapeText(s) + ", value " + ShapeText(s) + ")", "dtype", dtype);
+    k.inputs = {Encode(dtype, Random(rng, dtype, s)), Encode(dtype, Random(rng, dtype, s))};
+    ref::Tensor want;
+    ref::BinaryOp(add ? ref::Binary::kAdd : ref::Binary::kSub, Decode(k.inputs[0]), Decode(k.inputs[1]), &want);
+    WantVariables(&k, dtype, {0}, {want}, Elementwise(dtype));
+    out->push_back(std::move(k));
+  }
+}
+
+void GradientDescentCases(const std::string& op, TF_DataType dtype, Size size, Rng& rng,
+                          std::vector<Case>* out) {
+  for (const Shape& s : VariableShapes(size)) {
+    const double alpha = rng.Uniform(0.01, 0.5);
+    Case k = NewCase(op, op + "(var " + ShapeText(s) + ", alpha, delta)", "T", dtype);
+    k.inputs = {Encode(dtype, Random(rng, dtype, s)), Encode(dtype, ref::Tensor{{}, {alpha}}),
+                Encode(dtype, Random(rng, dtype, s))};
+    ref::Tensor var = Decode(k.inputs[0]);
+    ref::ApplyGradientDescent(&var, Decode(k.inputs[1]).v[0], Decode(k.inputs[2]));
+    // Two roundings (a product and a difference), or one where they fuse.
+    WantVariables(&k, dtype, {0}, {var}, Accumulated(dtype, 2));
+    out->push_back(std::move(k));
+  }
+}
+
+void AdamCases(const std::string& op, TF_DataType dtype, Size size, Rng& rng, std::vector<Case>* out) {
+  for (bool nesterov : {false, true}) {
+    for (const Shape& s : VariableShapes(size)) {
+      // A step t in 1..20 of betas 0.9 and 0.999 (Keras' defaults) or others.
+      const double beta1 = rng.Uniform(0.8, 0.95), beta2 = rng.Uniform(0.99, 0.9995);
+      const int64_t t = rng.Int(1, 20);
+      ref::AdamParams p{std::pow(beta1, t), std::pow(beta2, t), rng.Uniform(0.001, 0.1), beta1, beta2,
+                        1e-3 * rng.Uniform(0.001, 1), nesterov};
+      auto scalar = [&](double v) { return Encode(dtype, ref::Tensor{{}, {v}}); };
+      Case k = NewCase(op, op + "(var " + ShapeText(s) + ", m, v, ..., grad" +
+                               (nesterov ? ", use_nesterov=true)" : ")"), "T", dtype);
+      k.attrs = {{"use_nesterov", nesterov ? "true" : "false"}};
+      k.inputs = {Encode(dtype, Random(rng, dtype, s)), Encode(dtype, Random(rng, dtype, s, -1, 1)),
+                  Encode(dtype, Random(rng, dtype, s, 0, 4)),  // v >= 0: a mean of squares
+                  scalar(p.beta1_power), scalar(p.beta2_power), scalar(p.lr), scalar(p.beta1),
+                  scalar(p.beta2), scalar(p.epsilon), Encode(dtype, Random(rng, dtype, s))};
+      // The reference uses the scalars as the kernel sees them (rounded).
+      p = {Decode(k.inputs[3]).v[0], Decode(k.inputs[4]).v[0], Decode(k.inputs[5]).v[0],
+           Decode(k.inputs[6]).v[0], Decode(k.inputs[7]).v[0], Decode(k.inputs[8]).v[0], nesterov};
+      ref::Tensor var = Decode(k.inputs[0]), m = Decode(k.inputs[1]), v = Decode(k.inputs[2]);
+      ref::ApplyAdam(&var, &m, &v, p, Decode(k.inputs[9]));
+      // m and v: one update each; var: a square root, a quotient and the
+      // rate's own roundings (computed in T).
+      WantVariables(&k, dtype, {0, 1, 2}, {var, m, v}, Transcendental(dtype));
+      out->push_back(std::move(k));
+    }
+  }
+}
+
+}  // namespace
+
+void VariableCases(const std::string& op, TF_DataType dtype, Size size, Rng& rng,
+                   std::vector<Case>* out) {
+  if (op == "ResourceApplyGradientDescent") return GradientDescentCases(op, dtype, size, rng, out);
+  if (op == "ResourceApplyAdam") return AdamCases(op, dtype, size, rng, out);
+  AssignUpdateCases(op, dtype, size, rng, out);
+}
+
+}  // namespace internal
+}  // namespace tfp_conformance

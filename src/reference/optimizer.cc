@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: Apache-2.0
+// The optimizer updates of ResourceApplyGradientDescent and ResourceApplyAdam,
+// in place on the variables, as TensorFlow's op definitions state them.
+#include <cmath>
+#include <cstddef>
+
+#include "reference.h"
+
+namespace tfp_reference {
+
+void ApplyGradientDescent(Tensor* var, double alpha, const Tensor& delta) {
+  for (size_t i = 0; i < var->v.size(); ++i) var->v[i] -= alpha * delta.v[i];
+}
+
+void ApplyAdam(Tensor* var, Tensor* m, Tensor* v, const AdamParams& p, const Tensor& grad) {
+  const double lr_t = p.lr * std::sqrt(1 - p.beta2_power) / (1 - p.beta1_power);
+  for (size_t i = 0; i < var->v.size(); ++i) {
+    const double g = grad.v[i];
+    m->v[i] = p.beta1 * m->v[i] + (1 - p.beta1) * g;
+    v->v[i] = p.beta2 * v->v[i] + (1 - p.beta2) * g * g;
+    const double step = p.use_nesterov ? p.beta1 * m->v[i] + (1 - p.beta1) * g : m->v[i];
+    var->v[i] -= lr_t * step / (std::sqrt(v->v[i]) + p.epsilon);
+  }
+}
+
+}  // namespace tfp_reference
