@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// bench_vacc_optimizer: vacc's optimizer updates (ResourceApplyAdam,
+// ResourceApplyGradientDescent) over DRAM-sized variables (16 Mi floats,
+// 64 MiB per tensor), each next to two anchors measured in the same run:
+//   - anchor/adam_traffic, anchor/sgd_traffic: a plain AVX2 loop moving the
+//     same bytes in place (Adam reads var, m, v and the gradient and writes
+//     the first three back; SGD reads var and delta and writes var) with one
+//     add per stream: the machine's bandwidth for this access pattern, the
+//     bound a memory-bound update can reach;
+//   - anchor/eigen_adam, anchor/eigen_sgd: the update as an Eigen expression
+//     per tensor (m, then v, then var: three passes), the way a CPU functor
+//     written with Eigen tensors computes it.
+// Rates are bytes moved per second, so ratio = vacc's rate / the anchor's.
+// vacc runs RunAdam / RunGradientDescent (what its kernels' enqueued work
+// calls) on a vacc stream over 1 or 2 compute units; /paired rows take turns
+// with their anchors in one loop (vacc_paired_rounds.h).
+#include <immintrin.h>
+
+#include <Eigen/Core>
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "kernels/vacc_optimizer.h"
+#include "vacc_bench_device.h"
+#include "vacc_dense_bench.h"
+
+namespace {
+
+constexpr size_t kN = size_t{16} << 20;  // floats per tensor
+constexpr char kSize[] = "16Mi";
+constexpr char kRate[] = "gbps";  // GB (1e9 bytes) moved per second
+
+struct Buffers {
+  float* var = vacc_bench::Floats(kN, 0.0f);
+  float* m = vacc_bench::Floats(kN, 0.0f);
+  float* v = vacc_bench::Floats(kN, 1.0f);  // >= 0.5: a mean of squares
+  float* grad = vacc_bench::Floats(kN, 0.1f);
+};
+Buffers& Bufs() {
+  static Buffers* b = new Buffers;  // lives for the process
+  return *b;
+}
+
+// Adam: 4 tensors read, 3 written; SGD: 2 read, 1 written.
+double BytesMoved(bool adam) { return (adam ? 7.0 : 3.0) * static_cast<double>(kN) * sizeof(float); }
+
+// ---- anchors
+
+__attribute__((target("avx2"))) void AdamTraffic(float* w, float* m, float* v, const float* g,
+                                                 size_t begin, size_t end) {
+  for (size_t i = begin; i < end; i += 8) {  // kN is a multiple of 8 per thread
+    const __m256 gi = _mm256_load_ps(g + i);
+    _mm256_store_ps(m + i, _mm256_add_ps(_mm256_load_ps(m + i), gi));
+    _mm256_store_ps(v + i, _mm256_add_ps(_mm256_load_ps(v + i), gi));
+    _mm256_store_ps(w + i, _mm256_add_ps(_mm256_load_ps(w + i), gi));
+  }
+}
+
+__attribute__((target("avx2"))) void SgdTraffic(float* w, const float* d, size_t begin, size_t end) {
+  for (size_t i = begin; i < end; i += 8) {
+    _mm256_store_ps(w + i, _mm256_add_ps(_mm256_load_ps(w + i), _mm256_load_ps(d + i)));
+  }
+}
+
+using Map = Eigen::Map<Eigen::ArrayXf, Eigen::Aligned64>;
+
+void EigenAdam(Buffers& b, size_t begin, size_t end, const vacc::AdamCoefficients& c) {
+  const Eigen::Index n = static_cast<Eigen::Index>(end - begin);
+  Map w(b.var + begin, n), m(b.m + begin, n), v(b.v + begin, n);
+  const Map g(b.grad + begin, n);
+  m += (g - m) * c.one_minus_beta1;
+  v += (g.square() - v) * c.one_minus_beta2;
+  w -= (m * c.lr_t) / (v.sqrt() + c.epsilon);
+}
+
+void EigenSgd(Buffers& b, size_t begin, size_t end, float alpha) {
+  const Eigen::Index n = static_cast<Eigen::Index>(end - begin);
+  Map w(b.var + begin, n);
+  const Map d(b.grad + begin, n);
+  w -= alpha * d;
+}
+
+const vacc::AdamCoefficients& Coefficients() {
+  static const vacc::AdamCoefficients c =
+      vacc::MakeAdamCoefficients(1e-3f, 0.9f, 0.999f, 0.9f, 0.999f, 1e-7f, false);
+  return c;
+}
+
+std::string AnchorName(const std::string& kind, int threads) {
+  return "anchor/" + kind + "/" + kSize + "/t" + std::to_string(threads);
+}
+
+// kind: "adam_traffic", "sgd_traffic", "eigen_adam", "eigen_sgd". The
+// chunks are split on 64-byte boundaries for the aligned loads.
+vacc_bench::Call AnchorCall(const std::string& kind, int threads) {
+  Buffers* buffers = &Bufs();
+  return [kind, threads, buffers] {
+    Buffers& b = *buffers;
+    vacc_bench::SplitOnThreads(threads, kN / 16, [&](size_t lo, size_t hi) {
+      const size_t begin = lo * 16, end = hi * 16;
+      if (kind == "adam_traffic") AdamTraffic(b.var, b.m, b.v, b.grad, begin, end);
+      if (kind == "sgd_traffic") SgdTraffic(b.var, b.grad, begin, end);
+      if (kind == "eigen_adam") EigenAdam(b, begin, end, Coefficients());
+      if (kind == "eigen_sgd") EigenSgd(b, begin, end, 1e-3f);
+    });
+    benchmark::ClobberMemory();
+    return std::string();
+  };
+}
+
+std::vector<std::string> AnchorKinds(bool adam) {
+  if (adam) return {"adam_traffic", "eigen_adam"};
+  return {"sgd_traffic", "eigen_sgd"};
+}
+
+void Anchor(benchmark::State& state, std::string kind, int threads) {
+  const bool adam = kind.find("adam") != std::string::npos;
+  vacc_bench::TimeCallRate(state, kRate, BytesMoved(adam), AnchorCall(kind, threads));
+}
+
+// ---- vacc
+
+// The update on a `threads`-unit device, paired with the faster of its two
+// anchors (`paired`: in the same loop).
+void Update(benchmark::State& state, bool adam, int threads, bool paired) {
+  Buffers& b = Bufs();
+  vacc_bench::Device dev(threads);
+  const vacc_bench::Call vacc = [&] {
+    dev.Run([&](vacc::ComputeUnits& units) {
+      if (adam) {
+        vacc::RunAdam(b.var, b.m, b.v, b.grad, Coefficients(), kN, units);
+      } else {
+        vacc::RunGradientDescent(b.var, b.grad, 1e-3f, kN, units);
+      }
+      return vacc::Status();
+    });
+    return std::string();
+  };
+  std::vector<std::string> anchors;
+  for (const std::string& kind : AnchorKinds(adam)) anchors.push_back(AnchorName(kind, threads));
+  if (paired) {
+    std::vector<vacc_bench::Contender> contenders = {{"vacc", vacc, {}}};
+    for (const std::string& kind : AnchorKinds(adam)) {
+      contenders.push_back({AnchorName(kind, threads) + "/paired", AnchorCall(kind, threads), {}});
+    }
+    vacc_bench::TimePaired(state, kRate, "GB/s", BytesMoved(adam), std::move(contenders));
+    return;
+  }
+  vacc_bench::TimeCallRate(state, kRate, BytesMoved(adam), vacc);
+  state.SetLabel(vacc_bench::AnchorLabel(anchors, kRate, "GB/s"));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (!vacc_bench::SelectSimdFromEnvironment()) return 2;
+  for (int t : {1, 2}) {
+    for (bool adam : {true, false}) {
+      for (const std::string& kind : AnchorKinds(adam)) {
+        benchmark::RegisterBenchmark(AnchorName(kind, t).c_str(), Anchor, kind, t)
+            ->UseRealTime()
+            ->Unit(benchmark::kMillisecond);
+      }
+    }
+  }
+  for (int t : {1, 2}) {
+    for (bool paired : {false, true}) {
+      const std::string suffix = std::string("/") + kSize + "/t" + std::to_string(t) + (paired ? "/paired" : "");
+      benchmark::RegisterBenchmark(("ResourceApplyAdam" + suffix).c_str(), Update, true, t, paired)
+          ->UseRealTime()
+          ->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("ResourceApplyGradientDescent" + suffix).c_str(), Update, false, t,
+                                   paired)
+          ->UseRealTime()
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
