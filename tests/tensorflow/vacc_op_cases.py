@@ -17,6 +17,7 @@ distinct values in MaxPoolGrad's windows. Each case names its tolerance kind
 (vacc_tolerances.py) and K, the number of terms a result sums.
 """
 
+import itertools
 import zlib
 
 import numpy as np
@@ -287,7 +288,7 @@ def shape_op(op, t, rng):
 # plain tensors, so the CPU run gets its own variables.
 VARIABLE_OPS = ("AssignAddVariableOp", "AssignSubVariableOp",
                 "ResourceApplyGradientDescent", "ResourceApplyAdam")
-_variable_serial = [0]
+_variable_serials = itertools.count(1)  # a fresh shared_name per variable
 
 
 def _with_variables(names, op):
@@ -298,9 +299,8 @@ def _with_variables(names, op):
         made = []
         for name in names:
             t = tensors.pop(name)
-            _variable_serial[0] += 1
             h = raw.VarHandleOp(dtype=t.dtype, shape=t.shape,
-                                shared_name=f"vacc_case_{_variable_serial[0]}")
+                                shared_name=f"vacc_case_{next(_variable_serials)}")
             raw.AssignVariableOp(resource=h, value=t)
             made.append((h, t.dtype))
         # Reads taken before the update and held across it share the variables'

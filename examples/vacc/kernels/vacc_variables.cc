@@ -28,6 +28,9 @@
 namespace vacc {
 namespace {
 
+// TF_AssignUpdateVariable's `Op`: TensorFlow's dense update types.
+constexpr int kUpdateAdd = 0, kUpdateSub = 1;
+
 // The helpers, bound once by RegisterVariableKernels (before any kernel runs).
 struct VariableHelpers {
   TFPLUGIN_PFN_TF_GetInputTensorFromVariable get_input = nullptr;
@@ -66,8 +69,8 @@ KernelContext* CurrentFor(TF_OpKernelContext* raw, const char* callback) {
 // keeps the old value). A device-to-device copy in stream order.
 void CopyOnDevice(TF_OpKernelContext* raw, TF_Tensor* source, TF_Tensor* dest) {
   KernelContext* ctx = CurrentFor(raw, "copyFunc");
-  const size_t bytes = TF_TensorByteSize(source);
   if (ctx == nullptr) return;
+  const size_t bytes = TF_TensorByteSize(source);
   if (bytes != TF_TensorByteSize(dest)) {
     ctx->Fail(TF_INTERNAL, "copyFunc: source of " + std::to_string(bytes) + " bytes, destination of " +
                                std::to_string(TF_TensorByteSize(dest)));
@@ -91,11 +94,14 @@ void UpdateOnDevice(TF_OpKernelContext* raw, TF_Tensor* var, TF_Tensor* value, i
   if (ctx == nullptr) return;
   const int64_t n = TF_TensorElementCount(var);
   if (n == 0) return;
+  if (op != kUpdateAdd && op != kUpdateSub) {  // only what our kernels pass
+    ctx->Fail(TF_INTERNAL, "updateFunc: Op " + std::to_string(op) + " is neither add (0) nor subtract (1)");
+    return;
+  }
   const TF_DataType dtype = TF_TensorType(var);
   void* target = TF_TensorData(var);
   const void* operand = TF_TensorData(value);
-  // TensorFlow's codes: 0 adds, 1 subtracts.
-  const BinaryOp binary = op == 0 ? BinaryOp::kAdd : BinaryOp::kSub;
+  const BinaryOp binary = op == kUpdateAdd ? BinaryOp::kAdd : BinaryOp::kSub;
   BroadcastPlan plan;
   PlanBroadcast({n}, {n}, &plan);
   ctx->Enqueue([binary, plan, dtype, target, operand](ComputeUnits& units) {
@@ -266,8 +272,8 @@ bool RegisterVariableKernels() {
   assign.type_attr = "dtype";
   assign.types = {TF_FLOAT, TF_BFLOAT16, TF_HALF};
   assign.host_memory = {"resource"};
-  RegisterKernel<AssignUpdateKernel<0>>("AssignAddVariableOp", assign);
-  RegisterKernel<AssignUpdateKernel<1>>("AssignSubVariableOp", assign);
+  RegisterKernel<AssignUpdateKernel<kUpdateAdd>>("AssignAddVariableOp", assign);
+  RegisterKernel<AssignUpdateKernel<kUpdateSub>>("AssignSubVariableOp", assign);
   RegisterKernel<ApplyGradientDescentKernel>("ResourceApplyGradientDescent", {TF_FLOAT}, {"var"});
   RegisterKernel<ApplyAdamKernel>("ResourceApplyAdam", {TF_FLOAT}, {"var", "m", "v"});
   return true;
