@@ -23,6 +23,7 @@
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 #include "tensorflow/c/tf_status.h"
 #include "vacc_callbacks.h"
+#include "vacc_copy.h"
 #include "vacc_device.h"
 #include "vacc_struct_size.h"
 
@@ -36,26 +37,6 @@ Timer* ToTimer(SP_Timer t) { return reinterpret_cast<Timer*>(t); }
 
 Status NullArgument(const char* callback, const char* argument) {
   return Status::Error(TF_INVALID_ARGUMENT, std::string(callback) + ": " + argument + " is NULL");
-}
-
-// Copies at least this large are split across the compute units, as a device
-// with several copy engines would.
-constexpr uint64_t kParallelCopyBytes = uint64_t{4} << 20;
-constexpr uint64_t kCopyChunkBytes = uint64_t{1} << 20;
-
-// TODO(vendor): a DMA transfer (host <-> device, device <-> device).
-void Copy(Device* device, void* dst, const void* src, uint64_t size) {
-  if (size < kParallelCopyBytes || !device->units().OnUnit()) {
-    std::memcpy(dst, src, size);
-    return;
-  }
-  device->units().ParallelFor(size / kCopyChunkBytes + 1, 1, [&](size_t begin, size_t end) {
-    const uint64_t from = begin * kCopyChunkBytes;
-    const uint64_t to = std::min<uint64_t>(end * kCopyChunkBytes, size);
-    if (from < to) {
-      std::memcpy(static_cast<char*>(dst) + from, static_cast<const char*>(src) + from, to - from);
-    }
-  });
 }
 
 // Repeats a `width`-byte pattern over `size` bytes (size a multiple of width).
@@ -283,7 +264,7 @@ void EnqueueCopy(const SP_Device* device, SP_Stream stream, void* dst, const voi
   if (!s.ok()) return SetTfStatus(status, s);
   if (size > 0) {
     Stream::Work copy = [d, dst, src, size] {
-      Copy(d, dst, src, size);
+      Copy(d->units(), dst, src, size);
       return Status();
     };
     if (size <= kRunNowCopyBytes) {
@@ -318,10 +299,10 @@ void MemcpyDtoD(const SP_Device* device, SP_Stream stream, SP_DeviceMemoryBase* 
 // orders them itself.
 void SyncCopy(const SP_Device* device, void* dst, const void* src, uint64_t size,
               const char* callback, bool dst_on_device, bool src_on_device, TF_Status* status) {
-  const Status s =
-      CheckCopy(Device::From(device), dst, src, size, callback, dst_on_device, src_on_device);
+  Device* d = Device::From(device);
+  const Status s = CheckCopy(d, dst, src, size, callback, dst_on_device, src_on_device);
   if (!s.ok()) return SetTfStatus(status, s);
-  if (size > 0) std::memcpy(dst, src, size);
+  if (size > 0) Copy(d->units(), dst, src, size);
   TF_SetStatus(status, TF_OK, "");
 }
 

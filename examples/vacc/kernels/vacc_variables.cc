@@ -14,7 +14,6 @@
 // variable's lock is held: work already queued (the gradient) comes first,
 // and work queued later by any op sees the new value.
 // TODO(vendor): your device's update kernels go in the Enqueue'd work.
-#include <algorithm>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -23,6 +22,7 @@
 #include "kernels/vacc_elementwise.h"
 #include "kernels/vacc_kernel.h"
 #include "kernels/vacc_optimizer.h"
+#include "vacc_copy.h"
 #include "tfplugin/optional_import.h"
 
 namespace vacc {
@@ -80,9 +80,7 @@ void CopyOnDevice(TF_OpKernelContext* raw, TF_Tensor* source, TF_Tensor* dest) {
   const char* from = static_cast<const char*>(TF_TensorData(source));
   char* to = static_cast<char*>(TF_TensorData(dest));
   ctx->Enqueue([from, to, bytes](ComputeUnits& units) {
-    units.ParallelFor(bytes, size_t{1} << 16, [&](size_t begin, size_t end) {
-      std::copy(from + begin, from + end, to + begin);
-    });
+    Copy(units, to, from, bytes);
     return Status();
   });
 }
