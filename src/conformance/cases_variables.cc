@@ -92,13 +92,35 @@ void AdamCases(const std::string& op, TF_DataType dtype, Size size, Rng& rng, st
   }
 }
 
+// Each case again with a read of its variables held, so the update takes
+// the copy-on-write path (the kernel's copyFunc) as well as the in-place
+// one. Not for empty variables: no buffer to share.
+void WithReadsHeld(std::vector<Case>* cases) {
+  const size_t in_place = cases->size();
+  for (size_t i = 0; i < in_place; ++i) {
+    const Case& c = (*cases)[i];
+    if (ref::NumElements(c.inputs[c.variables[0]].shape) == 0) continue;
+    Case held = c;
+    held.hold_reads = true;
+    held.what += ", a read held";
+    cases->push_back(std::move(held));
+  }
+}
+
 }  // namespace
 
 void VariableCases(const std::string& op, TF_DataType dtype, Size size, Rng& rng,
                    std::vector<Case>* out) {
-  if (op == "ResourceApplyGradientDescent") return GradientDescentCases(op, dtype, size, rng, out);
-  if (op == "ResourceApplyAdam") return AdamCases(op, dtype, size, rng, out);
-  AssignUpdateCases(op, dtype, size, rng, out);
+  std::vector<Case> cases;
+  if (op == "ResourceApplyGradientDescent") {
+    GradientDescentCases(op, dtype, size, rng, &cases);
+  } else if (op == "ResourceApplyAdam") {
+    AdamCases(op, dtype, size, rng, &cases);
+  } else {
+    AssignUpdateCases(op, dtype, size, rng, &cases);
+  }
+  WithReadsHeld(&cases);
+  for (Case& c : cases) out->push_back(std::move(c));
 }
 
 }  // namespace internal

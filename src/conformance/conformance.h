@@ -63,6 +63,11 @@ struct Case {
   std::vector<size_t> variables;
   std::vector<HostTensor> want_variables;
   std::vector<Tolerance> variable_tolerance;
+  // Holds a read of every variable across the run (tfp_variable_hold_read),
+  // as TensorFlow does while a ReadVariableOp output is alive. The helpers
+  // then make the kernel copy each buffer first (its copyFunc) and update
+  // the copy; the held read must still have the initial value afterwards.
+  bool hold_reads = false;
 };
 
 // Every op with cases, sorted.

@@ -108,7 +108,8 @@ Result Run(tfp_host* host, int ordinal, const Case& c) {
       tfp_variable* v = tfp_variable_new(host, ordinal, in, res.status);
       if (v != nullptr) {
         res.variables.push_back(v);
-        tfp_op_add_variable(res.op, v, res.status);
+        if (c.hold_reads) tfp_variable_hold_read(v, res.status);
+        if (res.ok()) tfp_op_add_variable(res.op, v, res.status);
       }
     }
     TF_DeleteTensor(in);
@@ -116,6 +117,27 @@ Result Run(tfp_host* host, int ordinal, const Case& c) {
   }
   tfp_op_run(res.op, res.status);
   if (!res.ok()) return Failed("the kernel failed", res.text());
+  if (c.hold_reads) {
+    // The update must have gone to a copy: the read keeps the initial value.
+    for (size_t k = 0; k < res.variables.size(); ++k) {
+      TF_Tensor* held = tfp_variable_release_read(res.variables[k], res.status);
+      if (held == nullptr) return Failed("releasing the held read", res.text());
+      const HostTensor& initial = c.inputs[c.variables[k]];
+      const bool kept = TF_TensorByteSize(held) == initial.data.size() &&
+                        std::memcmp(TF_TensorData(held), initial.data.data(), initial.data.size()) == 0;
+      TF_DeleteTensor(held);
+      if (!kept) {
+        Result r;
+        r.state = Result::kMismatch;
+        r.want = "the initial value";
+        r.got = "a changed value";
+        r.detail = "variable input " + std::to_string(c.variables[k]) +
+                   ": a read held across the update changed (the update or the kernel's "
+                   "copyFunc wrote to the buffer the read shares)";
+        return r;
+      }
+    }
+  }
   Result all;
   const size_t checked = c.want.size() + c.variables.size();
   for (size_t i = 0; i < checked; ++i) {

@@ -65,11 +65,23 @@ TEST(Conformance, EveryOpHasWellFormedCases) {
           for (const HostTensor& t : c.want_variables) {
             EXPECT_EQ(t.data.size(), Count(t.shape) * Bytes(t.dtype));
           }
+          if (c.hold_reads) {
+            EXPECT_FALSE(c.variables.empty());
+          }
           ASSERT_FALSE(c.type_attrs.empty());
           EXPECT_EQ(c.type_attrs[0].first, TypeAttr(op));
           EXPECT_EQ(c.type_attrs[0].second, dtype);
           for (const HostTensor& t : c.inputs) EXPECT_EQ(t.data.size(), Count(t.shape) * Bytes(t.dtype));
           for (const HostTensor& t : c.want) EXPECT_EQ(t.data.size(), Count(t.shape) * Bytes(t.dtype));
+        }
+        // Every non-empty variable case runs both ways: in place, and with
+        // a read held (the kernel's copyFunc path).
+        for (const Case& c : cases) {
+          if (c.variables.empty() || c.hold_reads || Count(c.inputs[c.variables[0]].shape) == 0) continue;
+          const auto twin = std::find_if(cases.begin(), cases.end(), [&](const Case& h) {
+            return h.hold_reads && h.inputs[0].data == c.inputs[0].data && h.attrs == c.attrs;
+          });
+          EXPECT_NE(twin, cases.end()) << c.what << ": no case with a read held";
         }
       }
     }

@@ -15,12 +15,14 @@
  *          TFP_TEST_FAIL=se_init | no_struct_size | null_memset | bad_name
  *          makes SE_InitPlugin misbehave in one way (see SE_InitPlugin);
  *          TFP_TEST_FAIL=kern_addv2_ulp | kern_gpu | kern_duplicate |
- *          kern_error | kern_bias_axis | kern_sgd_sign plants one kernel
+ *          kern_error | kern_bias_axis | kern_sgd_sign |
+ *          kern_copy_swapped plants one kernel
  *          fault for validate_plugin's kernels phase (tests/validate):
  *          AddV2 float's element 0 off by 1000 ulp, an AddV2 kernel
  *          registered for "GPU", AddV2 float registered twice, MatMul failing
  *          with TF_INTERNAL, BiasAdd adding the bias along the wrong
- *          dimension, ResourceApplyGradientDescent adding alpha * delta.
+ *          dimension, ResourceApplyGradientDescent adding alpha * delta,
+ *          the variables' copyFunc copying destination onto source.
  * Kernels: see TF_InitKernel. Between them they call every shim the
  *          shims implement by hand (check_shim_coverage.py holds the plugin
  *          to that) and check each result: a wrong one fails the kernel
@@ -3111,11 +3113,17 @@ typedef struct kernel_spec {
  * memory, so the updates run right here.
  * ====================================================================== */
 
-/* TensorFlow's copy-on-write callback: never needed by the shims. */
+/* copyFunc: the helpers ask for a copy of the variable's buffer when a read
+ * shares it (copy on write). kern_copy_swapped copies the wrong way round,
+ * onto the read. */
 static void variable_copy(TF_OpKernelContext *ctx, TF_Tensor *source, TF_Tensor *dest) {
   (void)ctx;
   if (TF_TensorByteSize(dest) == TF_TensorByteSize(source)) {
-    memcpy(TF_TensorData(dest), TF_TensorData(source), TF_TensorByteSize(source));
+    if (fail_mode("kern_copy_swapped")) {
+      memcpy(TF_TensorData(source), TF_TensorData(dest), TF_TensorByteSize(source));
+    } else {
+      memcpy(TF_TensorData(dest), TF_TensorData(source), TF_TensorByteSize(source));
+    }
   }
 }
 
