@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // bench_vacc_optimizer: vacc's optimizer updates (ResourceApplyAdam,
-// ResourceApplyGradientDescent) over DRAM-sized variables (16 Mi floats,
-// 64 MiB per tensor), each next to two anchors measured in the same run:
-//   - anchor/adam_traffic, anchor/sgd_traffic: a plain AVX2 loop moving the
-//     same bytes in place (Adam reads var, m, v and the gradient and writes
-//     the first three back; SGD reads var and delta and writes var) with one
-//     add per stream: the machine's bandwidth for this access pattern, the
-//     bound a memory-bound update can reach;
-//   - anchor/eigen_adam, anchor/eigen_sgd: the update as an Eigen expression
-//     per tensor (m, then v, then var: three passes), the way a CPU functor
-//     written with Eigen tensors computes it.
+// ResourceApplyGradientDescent, ResourceApplyMomentum) over DRAM-sized
+// variables (16 Mi floats, 64 MiB per tensor), each next to two anchors
+// measured in the same run:
+//   - anchor/adam_traffic, anchor/sgd_traffic, anchor/momentum_traffic: a
+//     plain AVX2 loop moving the same bytes in place (Adam reads var, m, v
+//     and the gradient and writes the first three back; SGD reads var and
+//     delta and writes var; momentum reads var, accum and the gradient and
+//     writes the first two) with one add per stream: the machine's
+//     bandwidth for this access pattern, the bound a memory-bound update
+//     can reach;
+//   - anchor/eigen_adam, anchor/eigen_sgd, anchor/eigen_momentum: the update
+//     as an Eigen expression per tensor (Adam m, then v, then var: three
+//     passes; momentum accum, then var: two), the way a CPU functor written
+//     with Eigen tensors computes it.
 // Rates are bytes moved per second, so ratio = vacc's rate / the anchor's.
-// vacc runs RunAdam / RunGradientDescent (what its kernels' enqueued work
-// calls) on a vacc stream over 1 or 2 compute units; /paired rows take turns
+// vacc runs RunAdam / RunGradientDescent / RunMomentum (what its kernels'
+// enqueued work calls) on a vacc stream over 1 or 2 compute units; /paired rows take turns
 // with their anchors in one loop (vacc_paired_rounds.h).
 #include <immintrin.h>
 
@@ -21,6 +25,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <benchmark/benchmark.h>
@@ -46,8 +51,14 @@ Buffers& Bufs() {
   return *b;
 }
 
-// Adam: 4 tensors read, 3 written; SGD: 2 read, 1 written.
-double BytesMoved(bool adam) { return (adam ? 7.0 : 3.0) * static_cast<double>(kN) * sizeof(float); }
+enum class Update { kAdam, kSgd, kMomentum };
+
+// Adam: 4 tensors read, 3 written; SGD: 2 read, 1 written; momentum: 3 read,
+// 2 written.
+double BytesMoved(Update u) {
+  const double tensors = u == Update::kAdam ? 7.0 : u == Update::kSgd ? 3.0 : 5.0;
+  return tensors * static_cast<double>(kN) * sizeof(float);
+}
 
 // ---- anchors
 
@@ -64,6 +75,15 @@ __attribute__((target("avx2"))) void AdamTraffic(float* w, float* m, float* v, c
 __attribute__((target("avx2"))) void SgdTraffic(float* w, const float* d, size_t begin, size_t end) {
   for (size_t i = begin; i < end; i += 8) {
     _mm256_store_ps(w + i, _mm256_add_ps(_mm256_load_ps(w + i), _mm256_load_ps(d + i)));
+  }
+}
+
+__attribute__((target("avx2"))) void MomentumTraffic(float* w, float* a, const float* g, size_t begin,
+                                                     size_t end) {
+  for (size_t i = begin; i < end; i += 8) {
+    const __m256 gi = _mm256_load_ps(g + i);
+    _mm256_store_ps(a + i, _mm256_add_ps(_mm256_load_ps(a + i), gi));
+    _mm256_store_ps(w + i, _mm256_add_ps(_mm256_load_ps(w + i), gi));
   }
 }
 
@@ -85,6 +105,17 @@ void EigenSgd(Buffers& b, size_t begin, size_t end, float alpha) {
   w -= alpha * d;
 }
 
+// accum (in m's buffer) = accum * momentum + g; var -= lr * accum.
+void EigenMomentum(Buffers& b, size_t begin, size_t end, const vacc::MomentumCoefficients& c) {
+  const Eigen::Index n = static_cast<Eigen::Index>(end - begin);
+  Map w(b.var + begin, n), a(b.m + begin, n);
+  const Map g(b.grad + begin, n);
+  a = a * c.momentum + g;
+  w -= c.lr * a;
+}
+
+const vacc::MomentumCoefficients kMomentum{1e-3f, 0.9f, false, false};
+
 const vacc::AdamCoefficients& Coefficients() {
   static const vacc::AdamCoefficients c =
       vacc::MakeAdamCoefficients(1e-3f, 0.9f, 0.999f, 0.9f, 0.999f, 1e-7f, false);
@@ -95,7 +126,7 @@ std::string AnchorName(const std::string& kind, int threads) {
   return "anchor/" + kind + "/" + kSize + "/t" + std::to_string(threads);
 }
 
-// kind: "adam_traffic", "sgd_traffic", "eigen_adam", "eigen_sgd". The
+// kind: "{adam,sgd,momentum}_traffic", "eigen_{adam,sgd,momentum}". The
 // chunks are split on 64-byte boundaries for the aligned loads.
 vacc_bench::Call AnchorCall(const std::string& kind, int threads) {
   Buffers* buffers = &Bufs();
@@ -107,51 +138,59 @@ vacc_bench::Call AnchorCall(const std::string& kind, int threads) {
       if (kind == "sgd_traffic") SgdTraffic(b.var, b.grad, begin, end);
       if (kind == "eigen_adam") EigenAdam(b, begin, end, Coefficients());
       if (kind == "eigen_sgd") EigenSgd(b, begin, end, 1e-3f);
+      if (kind == "momentum_traffic") MomentumTraffic(b.var, b.m, b.grad, begin, end);
+      if (kind == "eigen_momentum") EigenMomentum(b, begin, end, kMomentum);
     });
     benchmark::ClobberMemory();
     return std::string();
   };
 }
 
-std::vector<std::string> AnchorKinds(bool adam) {
-  if (adam) return {"adam_traffic", "eigen_adam"};
-  return {"sgd_traffic", "eigen_sgd"};
+std::vector<std::string> AnchorKinds(Update u) {
+  if (u == Update::kAdam) return {"adam_traffic", "eigen_adam"};
+  if (u == Update::kSgd) return {"sgd_traffic", "eigen_sgd"};
+  return {"momentum_traffic", "eigen_momentum"};
 }
 
-void Anchor(benchmark::State& state, std::string kind, int threads) {
-  const bool adam = kind.find("adam") != std::string::npos;
-  vacc_bench::TimeCallRate(state, kRate, BytesMoved(adam), AnchorCall(kind, threads));
+void Anchor(benchmark::State& state, Update u, std::string kind, int threads) {
+  vacc_bench::TimeCallRate(state, kRate, BytesMoved(u), AnchorCall(kind, threads));
 }
 
 // ---- vacc
 
 // The update on a `threads`-unit device, paired with the faster of its two
 // anchors (`paired`: in the same loop).
-void Update(benchmark::State& state, bool adam, int threads, bool paired) {
+void RunUpdate(benchmark::State& state, Update u, int threads, bool paired) {
   Buffers& b = Bufs();
   vacc_bench::Device dev(threads);
   const vacc_bench::Call vacc = [&] {
     dev.Run([&](vacc::ComputeUnits& units) {
-      if (adam) {
-        vacc::RunAdam(b.var, b.m, b.v, b.grad, Coefficients(), kN, units);
-      } else {
-        vacc::RunGradientDescent(b.var, b.grad, 1e-3f, kN, units);
+      switch (u) {
+        case Update::kAdam:
+          vacc::RunAdam(b.var, b.m, b.v, b.grad, Coefficients(), kN, units);
+          break;
+        case Update::kSgd:
+          vacc::RunGradientDescent(b.var, b.grad, 1e-3f, kN, units);
+          break;
+        case Update::kMomentum:
+          vacc::RunMomentum(b.var, b.m, b.grad, kMomentum, kN, units);
+          break;
       }
       return vacc::Status();
     });
     return std::string();
   };
   std::vector<std::string> anchors;
-  for (const std::string& kind : AnchorKinds(adam)) anchors.push_back(AnchorName(kind, threads));
+  for (const std::string& kind : AnchorKinds(u)) anchors.push_back(AnchorName(kind, threads));
   if (paired) {
     std::vector<vacc_bench::Contender> contenders = {{"vacc", vacc, {}}};
-    for (const std::string& kind : AnchorKinds(adam)) {
+    for (const std::string& kind : AnchorKinds(u)) {
       contenders.push_back({AnchorName(kind, threads) + "/paired", AnchorCall(kind, threads), {}});
     }
-    vacc_bench::TimePaired(state, kRate, "GB/s", BytesMoved(adam), std::move(contenders));
+    vacc_bench::TimePaired(state, kRate, "GB/s", BytesMoved(u), std::move(contenders));
     return;
   }
-  vacc_bench::TimeCallRate(state, kRate, BytesMoved(adam), vacc);
+  vacc_bench::TimeCallRate(state, kRate, BytesMoved(u), vacc);
   state.SetLabel(vacc_bench::AnchorLabel(anchors, kRate, "GB/s"));
 }
 
@@ -159,10 +198,13 @@ void Update(benchmark::State& state, bool adam, int threads, bool paired) {
 
 int main(int argc, char** argv) {
   if (!vacc_bench::SelectSimdFromEnvironment()) return 2;
+  const std::pair<Update, const char*> kUpdates[] = {{Update::kAdam, "ResourceApplyAdam"},
+                                                      {Update::kSgd, "ResourceApplyGradientDescent"},
+                                                      {Update::kMomentum, "ResourceApplyMomentum"}};
   for (int t : {1, 2}) {
-    for (bool adam : {true, false}) {
-      for (const std::string& kind : AnchorKinds(adam)) {
-        benchmark::RegisterBenchmark(AnchorName(kind, t).c_str(), Anchor, kind, t)
+    for (const auto& [u, op] : kUpdates) {
+      for (const std::string& kind : AnchorKinds(u)) {
+        benchmark::RegisterBenchmark(AnchorName(kind, t).c_str(), Anchor, u, kind, t)
             ->UseRealTime()
             ->Unit(benchmark::kMillisecond);
       }
@@ -171,13 +213,11 @@ int main(int argc, char** argv) {
   for (int t : {1, 2}) {
     for (bool paired : {false, true}) {
       const std::string suffix = std::string("/") + kSize + "/t" + std::to_string(t) + (paired ? "/paired" : "");
-      benchmark::RegisterBenchmark(("ResourceApplyAdam" + suffix).c_str(), Update, true, t, paired)
-          ->UseRealTime()
-          ->Unit(benchmark::kMillisecond);
-      benchmark::RegisterBenchmark(("ResourceApplyGradientDescent" + suffix).c_str(), Update, false, t,
-                                   paired)
-          ->UseRealTime()
-          ->Unit(benchmark::kMillisecond);
+      for (const auto& [u, op] : kUpdates) {
+        benchmark::RegisterBenchmark((op + suffix).c_str(), RunUpdate, u, t, paired)
+            ->UseRealTime()
+            ->Unit(benchmark::kMillisecond);
+      }
     }
   }
   benchmark::Initialize(&argc, argv);

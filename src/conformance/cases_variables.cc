@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Cases for the kernels that update resource variables in place:
 // AssignAddVariableOp, AssignSubVariableOp, ResourceApplyGradientDescent,
-// ResourceApplyAdam. Their variable inputs are passed as variables (the
+// ResourceApplyAdam, ResourceApplyMomentum, ResourceApplyKerasMomentum. Their variable inputs are passed as variables (the
 // host's tfp_variable, a DT_RESOURCE handle in host memory) and checked by
 // value after the run; the ops have no outputs.
 #include <cmath>
@@ -92,6 +92,29 @@ void AdamCases(const std::string& op, TF_DataType dtype, Size size, Rng& rng, st
   }
 }
 
+void MomentumCases(const std::string& op, TF_DataType dtype, Size size, Rng& rng,
+                   std::vector<Case>* out) {
+  const bool keras = op == "ResourceApplyKerasMomentum";
+  for (bool nesterov : {false, true}) {
+    for (const Shape& s : VariableShapes(size)) {
+      auto scalar = [&](double v) { return Encode(dtype, ref::Tensor{{}, {v}}); };
+      Case k = NewCase(op, op + "(var " + ShapeText(s) + ", accum, lr, grad, momentum" +
+                               (nesterov ? ", use_nesterov=true)" : ")"), "T", dtype);
+      k.attrs = {{"use_nesterov", nesterov ? "true" : "false"}};
+      k.inputs = {Encode(dtype, Random(rng, dtype, s)), Encode(dtype, Random(rng, dtype, s, -1, 1)),
+                  scalar(rng.Uniform(0.001, 0.1)), Encode(dtype, Random(rng, dtype, s)),
+                  scalar(rng.Uniform(0.5, 0.99))};
+      ref::Tensor var = Decode(k.inputs[0]), accum = Decode(k.inputs[1]);
+      ref::ApplyMomentum(&var, &accum, Decode(k.inputs[2]).v[0], Decode(k.inputs[3]),
+                         Decode(k.inputs[4]).v[0], nesterov, keras);
+      // accum: a product and a sum (K = 2); var: up to two products and two
+      // sums more (Nesterov), fused or not.
+      WantVariables(&k, dtype, {0, 1}, {var, accum}, Accumulated(dtype, 4));
+      out->push_back(std::move(k));
+    }
+  }
+}
+
 // Each case again with a read of its variables held, so the update takes
 // the copy-on-write path (the kernel's copyFunc) as well as the in-place
 // one. Not for empty variables: no buffer to share.
@@ -116,6 +139,8 @@ void VariableCases(const std::string& op, TF_DataType dtype, Size size, Rng& rng
     GradientDescentCases(op, dtype, size, rng, &cases);
   } else if (op == "ResourceApplyAdam") {
     AdamCases(op, dtype, size, rng, &cases);
+  } else if (op == "ResourceApplyMomentum" || op == "ResourceApplyKerasMomentum") {
+    MomentumCases(op, dtype, size, rng, &cases);
   } else {
     AssignUpdateCases(op, dtype, size, rng, &cases);
   }

@@ -88,6 +88,8 @@ const std::vector<OpEntry>& Table() {
       {"AssignSubVariableOp", VariableCases, f16},
       {"ResourceApplyGradientDescent", VariableCases, f},
       {"ResourceApplyAdam", VariableCases, f},
+      {"ResourceApplyKerasMomentum", VariableCases, f},
+      {"ResourceApplyMomentum", VariableCases, f},
   };
   return table;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The optimizer updates of ResourceApplyGradientDescent and ResourceApplyAdam,
+// The optimizer updates of ResourceApplyGradientDescent, ResourceApplyAdam,
+// ResourceApplyMomentum and ResourceApplyKerasMomentum,
 // in place on the variables, as TensorFlow's op definitions state them.
 #include <cmath>
 #include <cstddef>
@@ -20,6 +21,21 @@ void ApplyAdam(Tensor* var, Tensor* m, Tensor* v, const AdamParams& p, const Ten
     v->v[i] = p.beta2 * v->v[i] + (1 - p.beta2) * g * g;
     const double step = p.use_nesterov ? p.beta1 * m->v[i] + (1 - p.beta1) * g : m->v[i];
     var->v[i] -= lr_t * step / (std::sqrt(v->v[i]) + p.epsilon);
+  }
+}
+
+void ApplyMomentum(Tensor* var, Tensor* accum, double lr, const Tensor& grad, double momentum,
+                   bool use_nesterov, bool keras) {
+  for (size_t i = 0; i < var->v.size(); ++i) {
+    const double g = grad.v[i];
+    double& a = accum->v[i];
+    if (keras) {
+      a = a * momentum - g * lr;
+      var->v[i] += use_nesterov ? a * momentum - g * lr : a;
+    } else {
+      a = a * momentum + g;
+      var->v[i] -= use_nesterov ? g * lr + a * momentum * lr : lr * a;
+    }
   }
 }
 

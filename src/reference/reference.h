@@ -22,7 +22,7 @@
 //   softmax.cc      Softmax, LogSoftmax, (Sparse)SoftmaxCrossEntropyWithLogits
 //   reduce.cc       Sum Mean Max Min Prod
 //   shape_ops.cc    Fill Reshape Squeeze ExpandDims Transpose ConcatV2 Pack
-//   optimizer.cc    ResourceApplyGradientDescent, ResourceApplyAdam
+//   optimizer.cc    ResourceApplyGradientDescent, ResourceApplyAdam, ResourceApply(Keras)Momentum
 #ifndef TFPLUGIN_REFERENCE_REFERENCE_H_
 #define TFPLUGIN_REFERENCE_REFERENCE_H_
 
@@ -181,6 +181,12 @@ struct AdamParams {
 // var -= lr_t * m / (sqrt(v) + epsilon) (Nesterov: beta1 * m + (1 - beta1) * grad
 // in place of m).
 void ApplyAdam(Tensor* var, Tensor* m, Tensor* v, const AdamParams& p, const Tensor& grad);
+// ResourceApplyMomentum: accum = accum * momentum + grad; var -= lr * accum
+// (Nesterov: var -= grad * lr + accum * momentum * lr).
+// keras, ResourceApplyKerasMomentum: accum = accum * momentum - grad * lr;
+// var += accum (Nesterov: var += accum * momentum - grad * lr).
+void ApplyMomentum(Tensor* var, Tensor* accum, double lr, const Tensor& grad, double momentum,
+                   bool use_nesterov, bool keras);
 
 }  // namespace tfp_reference
 

@@ -287,7 +287,8 @@ def shape_op(op, t, rng):
 # runs the op, and returns the variables' values; the inputs themselves are
 # plain tensors, so the CPU run gets its own variables.
 VARIABLE_OPS = ("AssignAddVariableOp", "AssignSubVariableOp",
-                "ResourceApplyGradientDescent", "ResourceApplyAdam")
+                "ResourceApplyGradientDescent", "ResourceApplyAdam",
+                "ResourceApplyMomentum", "ResourceApplyKerasMomentum")
 _variable_serials = itertools.count(1)  # a fresh shared_name per variable
 
 
@@ -330,6 +331,17 @@ def variable_op(op, t, rng):
             var=h[0], alpha=k["alpha"], delta=k["delta"]))
         inputs, what, kind = {"var": v(), "alpha": scalar(0.25), "delta": v()}, \
             "var[5,37], alpha=0.25, delta[5,37]", "sum"
+    elif op in ("ResourceApplyMomentum", "ResourceApplyKerasMomentum"):
+        cases = []
+        for nesterov in (False, True):
+            def momentum(raw, h, k, nesterov=nesterov):
+                getattr(raw, op)(var=h[0], accum=h[1], use_nesterov=nesterov, **k)
+            inputs = {"var": v(), "accum": v(-1, 1), "lr": scalar(0.05), "grad": v(),
+                      "momentum": scalar(0.9)}
+            cases.append(Case(f"var, accum [5,37], lr=0.05, momentum=0.9"
+                              f"{', use_nesterov' if nesterov else ''}", inputs,
+                              _with_variables(["var", "accum"], momentum), kind="sum", k=4))
+        return cases
     else:
         def adam(raw, h, k):
             raw.ResourceApplyAdam(var=h[0], m=h[1], v=h[2], use_nesterov=nesterov, **k)

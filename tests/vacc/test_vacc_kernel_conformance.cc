@@ -71,7 +71,8 @@ const char* const kRequired[] = {
 // The variable kernels, registered exactly where the emulated release
 // exports TensorFlow's variable helpers (2.6-2.18).
 const char* const kVariableOps[] = {"AssignAddVariableOp", "AssignSubVariableOp",
-                                    "ResourceApplyGradientDescent", "ResourceApplyAdam"};
+                                    "ResourceApplyGradientDescent", "ResourceApplyAdam",
+                                    "ResourceApplyMomentum", "ResourceApplyKerasMomentum"};
 
 class KernelCases : public testing::Test {
  public:

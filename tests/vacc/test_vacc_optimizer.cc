@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// vacc's optimizer bodies (ResourceApplyGradientDescent, ResourceApplyAdam)
+// vacc's optimizer bodies (ResourceApplyGradientDescent, ResourceApplyAdam,
+// ResourceApplyMomentum, ResourceApplyKerasMomentum)
 // on every SIMD target against the scalar reference bodies, including the
 // tail of every vector width and extreme values, and their split across
 // compute units against one call over the whole range.
@@ -25,8 +26,9 @@ using vacc_test::Values;
 
 // The SIMD bodies fuse a multiply and an add where the scalar ones round
 // twice: float32 results agree within a few ulp of the operands. Adam's
-// quotient and square root add one rounding each.
-constexpr double kGradientDescentRel = 4e-7, kAdamRel = 2e-6;
+// quotient and square root add one rounding each; momentum's Nesterov var
+// rounds up to four times.
+constexpr double kGradientDescentRel = 4e-7, kAdamRel = 2e-6, kMomentumRel = 8e-7;
 
 TEST(VaccOptimizer, GradientDescentMatchesScalarOnEveryTarget) {
   const std::vector<float> var0 = Values(1000, -2, 2, true, 1), delta = Values(1000, -2, 2, true, 2);
@@ -87,6 +89,35 @@ TEST(VaccOptimizer, AdamKeepsInfinityAndNaNWhereTheScalarBodyDoes) {
   });
 }
 
+TEST(VaccOptimizer, MomentumMatchesScalarOnEveryTargetBothOpsPlainAndNesterov) {
+  const size_t size = 1000;
+  const std::vector<float> var0 = Values(size, -2, 2, true, 12), accum0 = Values(size, -1, 1, true, 13),
+                           grad = Values(size, -2, 2, true, 14);
+  for (bool keras : {false, true}) {
+    for (bool nesterov : {false, true}) {
+      SCOPED_TRACE(std::string(keras ? "keras" : "momentum") + (nesterov ? ", nesterov" : ""));
+      const MomentumCoefficients c{0.05f, 0.9f, nesterov, keras};
+      ForEachSimdTarget([&](const std::string&) {
+        for (size_t n : {0, 1, 7, 8, 9, 17, 33, 1000}) {
+          std::vector<float> var = var0, accum = accum0, var_s = var0, accum_s = accum0;
+          MomentumF32(var.data(), accum.data(), grad.data(), c, n);
+          scalar::MomentumF32(var_s.data(), accum_s.data(), grad.data(), c, n);
+          for (size_t i = 0; i < size; ++i) {
+            // Relative to the operands' size, not the (possibly cancelled) result.
+            const double scale = std::fabs(var0[i]) + std::fabs(accum0[i]) + std::fabs(grad[i]);
+            ASSERT_TRUE(Near(accum[i], accum_s[i], 0, kMomentumRel * scale)) << "accum, n " << n << " element " << i;
+            ASSERT_TRUE(Near(var[i], var_s[i], 0, kMomentumRel * scale)) << "var, n " << n << " element " << i;
+            if (i >= n) {
+              ASSERT_TRUE(std::memcmp(&var[i], &var0[i], 4) == 0 && std::memcmp(&accum[i], &accum0[i], 4) == 0)
+                  << "wrote past n " << n;
+            }
+          }
+        }
+      });
+    }
+  }
+}
+
 TEST(VaccOptimizer, SplitAcrossUnitsMatchesOneCall) {
   ComputeUnits units(2, std::chrono::microseconds(0));
   const size_t n = 3 * 16384 + 123;  // several work chunks and a ragged end
@@ -103,6 +134,12 @@ TEST(VaccOptimizer, SplitAcrossUnitsMatchesOneCall) {
   EXPECT_EQ(var, var_w);
   EXPECT_EQ(m, m_w);
   EXPECT_EQ(v, v_w);
+  const MomentumCoefficients mc{0.05f, 0.9f, true, true};
+  std::vector<float> mvar = var0, accum = m0, mvar_w = var0, accum_w = m0;
+  RunMomentum(mvar.data(), accum.data(), grad.data(), mc, n, units);
+  MomentumF32(mvar_w.data(), accum_w.data(), grad.data(), mc, n);
+  EXPECT_EQ(mvar, mvar_w);
+  EXPECT_EQ(accum, accum_w);
 }
 
 }  // namespace

@@ -180,6 +180,8 @@ TEST(VaccVariablesHost, ErrorsNameTheInputAndLeaveTheVariable) {
   VariablePtr half = NewVariable<uint16_t>(host.get(), TF_HALF, {3}, {0x3c00, 0x3c00, 0x3c00});
   TensorPtr four = MakeTensor<float>(TF_FLOAT, {4}, {1, 1, 1, 1}), three = MakeTensor<float>(TF_FLOAT, {3}, {1, 1, 1});
   TensorPtr alpha = Scalar(0.5f), pair = MakeTensor<float>(TF_FLOAT, {2}, {1, 1});
+  VariablePtr var3 = NewVariable<float>(host.get(), TF_FLOAT, {3}, {0, 0, 0});
+  VariablePtr var4 = NewVariable<float>(host.get(), TF_FLOAT, {4}, {0, 0, 0, 0});
   struct Case {
     const char* op;
     std::vector<tfp_variable*> variables;
@@ -194,6 +196,13 @@ TEST(VaccVariablesHost, ErrorsNameTheInputAndLeaveTheVariable) {
        {"var and delta do not have the same shape", "[3] [4]"}},
       {"ResourceApplyGradientDescent", {half.get()}, {alpha.get(), three.get()},
        {"var is a half variable", "T is float"}},
+      // var, accum; lr, grad, momentum
+      {"ResourceApplyMomentum", {var.get(), var3.get()}, {alpha.get(), three.get(), pair.get()},
+       {"momentum is not a scalar", "[2]"}},
+      {"ResourceApplyKerasMomentum", {var.get(), var4.get()}, {alpha.get(), three.get(), alpha.get()},
+       {"var and accum do not have the same shape", "[3] [4]"}},
+      {"ResourceApplyKerasMomentum", {var.get(), var3.get()}, {pair.get(), three.get(), alpha.get()},
+       {"lr is not a scalar", "[2]"}},
   };
   for (const Case& c : cases) {
     std::string message;
@@ -201,6 +210,34 @@ TEST(VaccVariablesHost, ErrorsNameTheInputAndLeaveTheVariable) {
     for (const std::string& e : c.expect) EXPECT_NE(message.find(e), std::string::npos) << c.op << ": " << message;
   }
   EXPECT_EQ(Read(var.get()), initial);
+  EXPECT_EQ(Read(var3.get()), std::vector<float>({0, 0, 0}));
+}
+
+// Two momentum steps on the same variables, values worked out by hand:
+// accum 0 -> 1 -> 0.5 + 1 = 1.5 (momentum 0.5, grad 1); var -= 0.1 * accum.
+TEST(VaccVariablesHost, MomentumStepsKeepTheirAccumulator) {
+  HostPtr host = OpenRelease("2.18");
+  ASSERT_NE(host, nullptr);
+  VariablePtr var = NewVariable<float>(host.get(), TF_FLOAT, {2}, {1, 2});
+  VariablePtr accum = NewVariable<float>(host.get(), TF_FLOAT, {2}, {0, 0});
+  TensorPtr lr = Scalar(0.1f), grad = MakeTensor<float>(TF_FLOAT, {2}, {1, -1}), momentum = Scalar(0.5f);
+  std::string message;
+  for (int step = 0; step < 2; ++step) {
+    ASSERT_EQ(RunWithVariables(host.get(), "ResourceApplyMomentum", {var.get(), accum.get()},
+                               {lr.get(), grad.get(), momentum.get()}, &message),
+              TF_OK)
+        << message;
+  }
+  ExpectNear(Read(accum.get()), {1.5, -1.5}, "accum");
+  ExpectNear(Read(var.get()), {1 - 0.1 - 0.15, 2 + 0.1 + 0.15}, "var");
+  // Keras' form with Nesterov on the same variables: accum = 1.5 * 0.5 - 0.1
+  // = 0.65; var += 0.65 * 0.5 - 0.1 = 0.225.
+  ASSERT_EQ(RunWithVariables(host.get(), "ResourceApplyKerasMomentum", {var.get(), accum.get()},
+                             {lr.get(), grad.get(), momentum.get()}, &message, {{"use_nesterov", true}}),
+            TF_OK)
+      << message;
+  ExpectNear(Read(accum.get()), {0.65, -0.65}, "keras accum");
+  ExpectNear(Read(var.get()), {0.75 + 0.225, 2.25 - 0.225}, "keras var");
 }
 
 TEST(VaccVariablesHost, NoVariableKernelsWhereTheReleaseLacksTheHelpers) {

@@ -82,6 +82,46 @@ void AdamF32(float* HWY_RESTRICT var, float* HWY_RESTRICT m, float* HWY_RESTRICT
   }
 }
 
+// Returns the new var; accum updated in place. FMA where the scalar body
+// rounds a product and a sum separately: within the stated tolerance.
+template <class D, class V>
+HWY_INLINE V MomentumStep(D d, const MomentumCoefficients& c, V g, V& accum, V w) {
+  const V lr = hn::Set(d, c.lr), mom = hn::Set(d, c.momentum);
+  if (c.keras) {
+    accum = hn::NegMulAdd(g, lr, hn::Mul(accum, mom));
+    return hn::Add(w, c.nesterov ? hn::NegMulAdd(g, lr, hn::Mul(accum, mom)) : accum);
+  }
+  accum = hn::MulAdd(accum, mom, g);
+  if (c.nesterov) return hn::Sub(w, hn::MulAdd(hn::Mul(accum, mom), lr, hn::Mul(g, lr)));
+  return hn::NegMulAdd(accum, lr, w);
+}
+
+void MomentumF32(float* HWY_RESTRICT var, float* HWY_RESTRICT accum, const float* HWY_RESTRICT grad,
+                 const MomentumCoefficients& c, size_t n) {
+  const hn::ScalableTag<float> d;
+  const size_t lanes = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    auto a = hn::LoadU(d, accum + i);
+    const auto w = MomentumStep(d, c, hn::LoadU(d, grad + i), a, hn::LoadU(d, var + i));
+    hn::StoreU(a, d, accum + i);
+    hn::StoreU(w, d, var + i);
+  }
+  if (i < n) {  // the tail through one vector of stack copies, as AdamF32
+    constexpr size_t kMax = HWY_MAX_BYTES / sizeof(float);
+    HWY_ALIGN float tw[kMax] = {}, ta[kMax] = {}, tg[kMax] = {};
+    const size_t bytes = (n - i) * sizeof(float);
+    std::memcpy(tw, var + i, bytes);
+    std::memcpy(ta, accum + i, bytes);
+    std::memcpy(tg, grad + i, bytes);
+    auto a = hn::Load(d, ta);
+    hn::Store(MomentumStep(d, c, hn::Load(d, tg), a, hn::Load(d, tw)), d, tw);
+    hn::Store(a, d, ta);
+    std::memcpy(var + i, tw, bytes);
+    std::memcpy(accum + i, ta, bytes);
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace vacc
 HWY_AFTER_NAMESPACE();
@@ -94,6 +134,7 @@ namespace vacc {
 
 HWY_EXPORT(GradientDescentF32);
 HWY_EXPORT(AdamF32);
+HWY_EXPORT(MomentumF32);
 
 namespace scalar {
 
@@ -109,6 +150,20 @@ void AdamF32(float* var, float* m, float* v, const float* grad, const AdamCoeffi
     v[i] += (g * g - v[i]) * c.one_minus_beta2;
     const float num = c.nesterov ? m[i] * c.beta1 + g * c.one_minus_beta1 : m[i];
     var[i] -= num * c.lr_t / (std::sqrt(v[i]) + c.epsilon);
+  }
+}
+
+void MomentumF32(float* var, float* accum, const float* grad, const MomentumCoefficients& c,
+                 size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const float g = grad[i];
+    if (c.keras) {
+      accum[i] = accum[i] * c.momentum - g * c.lr;
+      var[i] += c.nesterov ? accum[i] * c.momentum - g * c.lr : accum[i];
+    } else {
+      accum[i] = accum[i] * c.momentum + g;
+      var[i] -= c.nesterov ? g * c.lr + accum[i] * c.momentum * c.lr : c.lr * accum[i];
+    }
   }
 }
 
@@ -132,6 +187,12 @@ void AdamF32(float* var, float* m, float* v, const float* grad, const AdamCoeffi
   HWY_DYNAMIC_DISPATCH(AdamF32)(var, m, v, grad, c, n);
 }
 
+void MomentumF32(float* var, float* accum, const float* grad, const MomentumCoefficients& c,
+                 size_t n) {
+  if (UseScalarKernels()) return scalar::MomentumF32(var, accum, grad, c, n);
+  HWY_DYNAMIC_DISPATCH(MomentumF32)(var, accum, grad, c, n);
+}
+
 // The updates read what they write, so streaming stores would gain nothing:
 // the chunks ignore the store choice ParallelElementwise offers.
 void RunGradientDescent(float* var, const float* delta, float alpha, size_t n, ComputeUnits& units) {
@@ -144,6 +205,13 @@ void RunAdam(float* var, float* m, float* v, const float* grad, const AdamCoeffi
              ComputeUnits& units) {
   ParallelElementwise(units, n, sizeof(float), [=, &c](size_t begin, size_t end, Stores) {
     AdamF32(var + begin, m + begin, v + begin, grad + begin, c, end - begin);
+  });
+}
+
+void RunMomentum(float* var, float* accum, const float* grad, const MomentumCoefficients& c,
+                 size_t n, ComputeUnits& units) {
+  ParallelElementwise(units, n, sizeof(float), [=, &c](size_t begin, size_t end, Stores) {
+    MomentumF32(var + begin, accum + begin, grad + begin, c, end - begin);
   });
 }
 

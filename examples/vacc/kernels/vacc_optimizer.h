@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// The optimizer updates of ResourceApplyGradientDescent and ResourceApplyAdam
-// (vacc_variables.cc), in place over a variable's buffer: one pass reads
+// The optimizer updates of ResourceApplyGradientDescent, ResourceApplyAdam,
+// ResourceApplyMomentum and ResourceApplyKerasMomentum (vacc_variables.cc), in place over a variable's buffer: one pass reads
 // each element of var (and m, v, the gradient) once and writes it once. Each
 // entry point runs the SIMD body (Highway, the target VACC_SIMD selected) or,
 // with VACC_SIMD=scalar, the scalar reference body in namespace scalar.
@@ -31,17 +31,36 @@ AdamCoefficients MakeAdamCoefficients(float lr, float beta1_power, float beta2_p
 void AdamF32(float* var, float* m, float* v, const float* grad, const AdamCoefficients& c,
              size_t n);
 
+// The two momentum ops' step, with TensorFlow's op semantics:
+//   ResourceApplyMomentum        accum = accum * momentum + g
+//                                var -= lr * accum                      (plain)
+//                                var -= g * lr + accum * momentum * lr  (Nesterov)
+//   ResourceApplyKerasMomentum   accum = accum * momentum - g * lr
+//                                var += accum                           (plain)
+//                                var += accum * momentum - g * lr       (Nesterov)
+struct MomentumCoefficients {
+  float lr, momentum;
+  bool nesterov;
+  bool keras;  // ResourceApplyKerasMomentum
+};
+void MomentumF32(float* var, float* accum, const float* grad, const MomentumCoefficients& c,
+                 size_t n);
+
 class ComputeUnits;
 // What the kernels' enqueued work does: the update over n elements, split
 // across the compute units in kElementwiseGrain chunks.
 void RunGradientDescent(float* var, const float* delta, float alpha, size_t n, ComputeUnits& units);
 void RunAdam(float* var, float* m, float* v, const float* grad, const AdamCoefficients& c, size_t n,
              ComputeUnits& units);
+void RunMomentum(float* var, float* accum, const float* grad, const MomentumCoefficients& c,
+                 size_t n, ComputeUnits& units);
 
 namespace scalar {
 void GradientDescentF32(float* var, const float* delta, float alpha, size_t n);
 void AdamF32(float* var, float* m, float* v, const float* grad, const AdamCoefficients& c,
              size_t n);
+void MomentumF32(float* var, float* accum, const float* grad, const MomentumCoefficients& c,
+                 size_t n);
 }  // namespace scalar
 
 }  // namespace vacc

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // Kernels that update resource variables in place: AssignAddVariableOp,
-// AssignSubVariableOp, ResourceApplyGradientDescent, ResourceApplyAdam.
+// AssignSubVariableOp, ResourceApplyGradientDescent, ResourceApplyAdam,
+// ResourceApplyMomentum, ResourceApplyKerasMomentum.
 //
 // They need four functions of tensorflow/c/kernels_experimental.h that
 // TensorFlow exports from 2.6 to 2.18 only. Calling them directly would make
@@ -251,6 +252,41 @@ class ApplyAdamKernel {
   bool nesterov_ = false;
 };
 
+// ResourceApplyMomentum and, kKeras, ResourceApplyKerasMomentum (var, accum,
+// lr, grad, momentum).
+template <bool kKeras>
+class ApplyMomentumKernel {
+ public:
+  explicit ApplyMomentumKernel(KernelConstruction& k) {
+    if (k.GetBool("use_locking", &use_locking_)) k.GetBool("use_nesterov", &nesterov_);
+  }
+  void Compute(KernelContext& ctx) {
+    Tensor lr, grad, momentum, var, accum;
+    if (!ScalarInput(ctx, 2, "lr", &lr) || !ctx.Input(3, &grad) ||
+        !ScalarInput(ctx, 4, "momentum", &momentum)) {
+      return;
+    }
+    VariableLocks locks(ctx, use_locking_, {0, 1});
+    if (!locks.ok() || !locks.Get(ctx, 0, "var", grad.dtype, &var) ||
+        !locks.Get(ctx, 1, "accum", grad.dtype, &accum) ||
+        !SameShape(ctx, var, "var", accum, "accum") || !SameShape(ctx, var, "var", grad, "grad") ||
+        var.num_elements() == 0) {
+      return;
+    }
+    const bool nesterov = nesterov_;
+    ctx.Enqueue([var, accum, grad, lr, momentum, nesterov](ComputeUnits& units) {
+      const MomentumCoefficients c{*lr.as<float>(), *momentum.as<float>(), nesterov, kKeras};
+      RunMomentum(var.as<float>(), accum.as<float>(), grad.as<float>(), c,
+                  static_cast<size_t>(var.num_elements()), units);
+      return Status();
+    });
+  }
+
+ private:
+  bool use_locking_ = false;
+  bool nesterov_ = false;
+};
+
 bool BindVariableHelpers() {
   VariableHelpers h;
   const bool all = TFPLUGIN_BIND_IMPORT(TF_GetInputTensorFromVariable, &h.get_input) &&
@@ -274,6 +310,9 @@ bool RegisterVariableKernels() {
   RegisterKernel<AssignUpdateKernel<kUpdateSub>>("AssignSubVariableOp", assign);
   RegisterKernel<ApplyGradientDescentKernel>("ResourceApplyGradientDescent", {TF_FLOAT}, {"var"});
   RegisterKernel<ApplyAdamKernel>("ResourceApplyAdam", {TF_FLOAT}, {"var", "m", "v"});
+  RegisterKernel<ApplyMomentumKernel<false>>("ResourceApplyMomentum", {TF_FLOAT}, {"var", "accum"});
+  RegisterKernel<ApplyMomentumKernel<true>>("ResourceApplyKerasMomentum", {TF_FLOAT},
+                                            {"var", "accum"});
   return true;
 }
 
