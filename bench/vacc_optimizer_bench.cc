@@ -78,8 +78,8 @@ __attribute__((target("avx2"))) void SgdTraffic(float* w, const float* d, size_t
   }
 }
 
-__attribute__((target("avx2"))) void MomentumTraffic(float* w, float* a, const float* g, size_t begin,
-                                                     size_t end) {
+__attribute__((target("avx2"))) void MomentumTraffic(float* w, float* a, const float* g,
+                                                     size_t begin, size_t end) {
   for (size_t i = begin; i < end; i += 8) {
     const __m256 gi = _mm256_load_ps(g + i);
     _mm256_store_ps(a + i, _mm256_add_ps(_mm256_load_ps(a + i), gi));
@@ -198,9 +198,10 @@ void RunUpdate(benchmark::State& state, Update u, int threads, bool paired) {
 
 int main(int argc, char** argv) {
   if (!vacc_bench::SelectSimdFromEnvironment()) return 2;
-  const std::pair<Update, const char*> kUpdates[] = {{Update::kAdam, "ResourceApplyAdam"},
-                                                      {Update::kSgd, "ResourceApplyGradientDescent"},
-                                                      {Update::kMomentum, "ResourceApplyMomentum"}};
+  const std::pair<Update, const char*> kUpdates[] = {
+      {Update::kAdam, "ResourceApplyAdam"},
+      {Update::kSgd, "ResourceApplyGradientDescent"},
+      {Update::kMomentum, "ResourceApplyMomentum"}};
   for (int t : {1, 2}) {
     for (const auto& [u, op] : kUpdates) {
       for (const std::string& kind : AnchorKinds(u)) {

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Cases for the kernels that update resource variables in place:
 // AssignAddVariableOp, AssignSubVariableOp, ResourceApplyGradientDescent,
-// ResourceApplyAdam, ResourceApplyMomentum, ResourceApplyKerasMomentum. Their variable inputs are passed as variables (the
-// host's tfp_variable, a DT_RESOURCE handle in host memory) and checked by
-// value after the run; the ops have no outputs.
+// ResourceApplyAdam, ResourceApplyMomentum, ResourceApplyKerasMomentum.
+// Their variable inputs are passed as variables (the host's tfp_variable, a
+// DT_RESOURCE handle in host memory) and checked by value after the run;
+// the ops have no outputs.
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -120,6 +121,7 @@ void MomentumCases(const std::string& op, TF_DataType dtype, Size size, Rng& rng
 // one. Not for empty variables: no buffer to share.
 void WithReadsHeld(std::vector<Case>* cases) {
   const size_t in_place = cases->size();
+  cases->reserve(2 * in_place);  // no reallocation under `c` below
   for (size_t i = 0; i < in_place; ++i) {
     const Case& c = (*cases)[i];
     if (ref::NumElements(c.inputs[c.variables[0]].shape) == 0) continue;

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The optimizer updates of ResourceApplyGradientDescent, ResourceApplyAdam,
-// ResourceApplyMomentum and ResourceApplyKerasMomentum (vacc_variables.cc), in place over a variable's buffer: one pass reads
-// each element of var (and m, v, the gradient) once and writes it once. Each
-// entry point runs the SIMD body (Highway, the target VACC_SIMD selected) or,
-// with VACC_SIMD=scalar, the scalar reference body in namespace scalar.
+// ResourceApplyMomentum and ResourceApplyKerasMomentum (vacc_variables.cc),
+// in place over a variable's buffer: one pass reads each element of var (and
+// m, v or accum, the gradient) once and writes it once. Each entry point runs
+// the SIMD body (Highway, the target VACC_SIMD selected) or, with
+// VACC_SIMD=scalar, the scalar reference body in namespace scalar.
 #ifndef VACC_KERNELS_VACC_OPTIMIZER_H_
 #define VACC_KERNELS_VACC_OPTIMIZER_H_
 
