@@ -4,7 +4,7 @@
 
   vacc_in_tf.py --plugin libvacc.so --built-for 2.21 --version 0.1.0 \\
       --validate-plugin PATH --tfplugin-run PATH [--release 2.X]
-      [--model ops|mlp|cnn|profile] [--expect-missing-kernels] [--expect-tf-load-error TEXT]
+      [--model ops|mlp|cnn|train_v1|profile] [--expect-missing-kernels] [--expect-tf-load-error TEXT]
 
 1. takes the suite's TF venv (tf_venv.py) for --release (else
    TFPLUGIN_TF_RELEASE, else the release vacc was built for: an older one
@@ -25,7 +25,7 @@
         result.device checked) and matches TF's CPU within
         vacc_tolerances.py's bound for its dtype. A plugin kernel without a
         case fails the test: coverage cannot silently shrink.
-   mlp, cnn  vacc_tf_models.py. With --expect-missing-kernels the test passes
+   mlp, cnn, train_v1  vacc_tf_models.py. With --expect-missing-kernels the test passes
         only while some kernel the model needs is missing, and fails once none
         is (drop the flag then: the model runs and is checked for real).
    With --expect-tf-load-error TEXT, a known bug: `import tensorflow` must
@@ -241,7 +241,8 @@ def main(argv=None):
                     help="lists the plugin's kernels without TF: each must be compared")
     ap.add_argument("--release", help="TensorFlow release to run in (default: "
                     "TFPLUGIN_TF_RELEASE, else --built-for)")
-    ap.add_argument("--model", choices=["ops", "mlp", "cnn", "profile"], default="ops")
+    ap.add_argument("--model", choices=["ops", "mlp", "cnn", "train_v1", "profile"],
+                    default="ops")
     ap.add_argument("--expect-missing-kernels", action="store_true")
     ap.add_argument("--expect-tf-load-error", metavar="TEXT",
                     help="a known bug: import tensorflow fails with TEXT (checked, and the "

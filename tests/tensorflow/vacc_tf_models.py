@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Model checks on VACC, inside the TF venv: a Keras MLP trained, a CNN run forward.
+"""Model checks on VACC, inside the TF venv: a Keras MLP trained, a CNN run forward,
+a linear model trained by tf.compat.v1.train's optimizers (train_v1).
 
 Each model names the ops it needs a VACC kernel for. While any is missing the
 model is not run at all (with soft placement TF would quietly run it on the
@@ -13,6 +14,9 @@ with the same seed on VACC and on the CPU; its outputs (and gradients) must
 be on VACC, match the CPU within tolerance, and the MLP's loss must fall.
 The lists of needed ops are what these models execute in TF 2.21 with
 Keras 3; if TF places one of them differently the device checks say so.
+train_v1 needs vacc's variable kernels, which exist where TF exports the
+variable helpers (2.6-2.18): the optimizers update variables (and their
+slots) that live on VACC, so the update ops can only run there.
 """
 
 import numpy as np
@@ -24,6 +28,15 @@ NEEDS = {
             "SparseSoftmaxCrossEntropyWithLogits", "Mean", "Mul"],
     # Conv2D+ReLU, max pooling, a dense head and softmax.
     "cnn": ["Conv2D", "BiasAdd", "Relu", "MaxPool", "MatMul", "Softmax"],
+    # A linear least-squares fit and tf.compat.v1.train's optimizers.
+    "train_v1": ["MatMul", "Square", "Mean", "ResourceApplyGradientDescent",
+                 "ResourceApplyMomentum", "ResourceApplyAdam"],
+}
+V1_OPTIMIZERS = {
+    "GradientDescent": lambda: tf.compat.v1.train.GradientDescentOptimizer(0.05),
+    "Momentum (Nesterov)": lambda: tf.compat.v1.train.MomentumOptimizer(
+        0.05, 0.9, use_nesterov=True),
+    "Adam": lambda: tf.compat.v1.train.AdamOptimizer(0.05),
 }
 STEPS = 20
 
@@ -68,6 +81,29 @@ def forward_cnn(device):
     return out.numpy(), [out.device]
 
 
+def train_v1(device):
+    """{optimizer: (losses, final weights)} and where the variables and slots live."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((64, 20)).astype("float32")
+    y = (x @ rng.standard_normal((20, 1)) + 0.5).astype("float32")
+    out, placed = {}, []
+    for name, make in V1_OPTIMIZERS.items():
+        with tf.device(device):
+            w = tf.Variable(np.full((20, 1), 0.1, "float32"))
+            b = tf.Variable(np.zeros((1,), "float32"))
+            opt = make()
+            losses = []
+            for _ in range(STEPS):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
+                opt.apply_gradients(zip(tape.gradient(loss, [w, b]), [w, b]))
+                losses.append(float(loss))
+        out[name] = (losses, np.concatenate([w.numpy().ravel(), b.numpy()]))
+        placed += [w.device, b.device] + [opt.get_slot(w, s).device
+                                          for s in opt.get_slot_names()]
+    return out, placed
+
+
 def run(what, result, device):
     if what not in NEEDS:
         result["failures"].append(f"unknown model {what!r} (known: {', '.join(NEEDS)})")
@@ -87,6 +123,19 @@ def run(what, result, device):
             failures.append(f"mlp: loss did not fall on VACC ({got[0]:.4f} -> {got[-1]:.4f})")
         if not np.allclose(got, want, rtol=1e-3, atol=1e-4):
             failures.append(f"mlp: VACC losses {got} differ from the CPU's {want}")
+    elif what == "train_v1":
+        (got, placed), (want, _) = train_v1(device), train_v1("/CPU:0")
+        for name, (losses, weights) in got.items():
+            cpu_losses, cpu_weights = want[name]
+            diff = float(np.max(np.abs(weights - cpu_weights)))
+            say(f"train_v1: {name}: loss on VACC {losses[0]:.4f} -> {losses[-1]:.4f} in "
+                f"{STEPS} steps (CPU -> {cpu_losses[-1]:.4f}); max |VACC-CPU| weight {diff:.3g}")
+            if not losses[-1] < 0.5 * losses[0]:
+                failures.append(f"train_v1: {name}: loss did not fall on VACC "
+                                f"({losses[0]:.4f} -> {losses[-1]:.4f})")
+            if not np.allclose(weights, cpu_weights, rtol=1e-4, atol=1e-5):
+                failures.append(f"train_v1: {name}: VACC weights differ from the CPU's "
+                                f"(max {diff:.3g})")
     else:
         (got, placed), (want, _) = forward_cnn(device), forward_cnn("/CPU:0")
         diff = float(np.max(np.abs(got - want)))
