@@ -20,31 +20,56 @@ namespace vacc {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// Runs step(w, r) over n elements a vector at a time: w[s] points into
+// stream `written[s]` (loaded and stored by step), r[s] into the read-only
+// stream `read[s]`. The last partial vector goes through aligned stack
+// copies, so it gets the same arithmetic as the full ones (Highway 1.0.3
+// has no LoadN, and SSE4's MaskedLoad reads the whole vector); only the
+// written streams are copied back.
+template <size_t kWritten, size_t kRead, class Step>
+HWY_INLINE void ForEachVector(size_t lanes, float* const (&written)[kWritten],
+                              const float* const (&read)[kRead], size_t n, const Step& step) {
+  float* w[kWritten];
+  const float* r[kRead];
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    for (size_t s = 0; s < kWritten; ++s) w[s] = written[s] + i;
+    for (size_t s = 0; s < kRead; ++s) r[s] = read[s] + i;
+    step(w, r);
+  }
+  if (i == n) return;
+  constexpr size_t kMax = HWY_MAX_BYTES / sizeof(float);
+  HWY_ALIGN float tw[kWritten][kMax] = {}, tr[kRead][kMax] = {};
+  const size_t bytes = (n - i) * sizeof(float);
+  for (size_t s = 0; s < kWritten; ++s) {
+    std::memcpy(tw[s], written[s] + i, bytes);
+    w[s] = tw[s];
+  }
+  for (size_t s = 0; s < kRead; ++s) {
+    std::memcpy(tr[s], read[s] + i, bytes);
+    r[s] = tr[s];
+  }
+  step(w, r);
+  for (size_t s = 0; s < kWritten; ++s) std::memcpy(written[s] + i, tw[s], bytes);
+}
+
 void GradientDescentF32(float* HWY_RESTRICT var, const float* HWY_RESTRICT delta, float alpha,
                         size_t n) {
   const hn::ScalableTag<float> d;
-  const size_t lanes = hn::Lanes(d);
   const auto a = hn::Set(d, alpha);
-  size_t i = 0;
-  for (; i + lanes <= n; i += lanes) {
-    hn::StoreU(hn::NegMulAdd(a, hn::LoadU(d, delta + i), hn::LoadU(d, var + i)), d, var + i);
-  }
-  if (i < n) {  // the tail through one vector of stack copies: the same arithmetic
-    HWY_ALIGN float w[HWY_MAX_BYTES / sizeof(float)] = {}, dl[HWY_MAX_BYTES / sizeof(float)] = {};
-    const size_t rest = n - i;
-    std::memcpy(w, var + i, rest * sizeof(float));
-    std::memcpy(dl, delta + i, rest * sizeof(float));
-    hn::Store(hn::NegMulAdd(a, hn::Load(d, dl), hn::Load(d, w)), d, w);
-    std::memcpy(var + i, w, rest * sizeof(float));
-  }
+  ForEachVector(hn::Lanes(d), {var}, {delta}, n,
+                [&](float* const* w, const float* const* r) HWY_ATTR {
+                  hn::StoreU(hn::NegMulAdd(a, hn::LoadU(d, r[0]), hn::LoadU(d, w[0])), d, w[0]);
+                });
 }
 
 template <class D, class V>
 HWY_INLINE V AdamStep(D d, const AdamCoefficients& c, V g, V& m, V& v, V w) {
   m = hn::MulAdd(hn::Sub(g, m), hn::Set(d, c.one_minus_beta1), m);
   v = hn::MulAdd(hn::Sub(hn::Mul(g, g), v), hn::Set(d, c.one_minus_beta2), v);
-  const V num = c.nesterov ? hn::MulAdd(m, hn::Set(d, c.beta1), hn::Mul(g, hn::Set(d, c.one_minus_beta1)))
-                           : m;
+  const V num = c.nesterov
+                    ? hn::MulAdd(m, hn::Set(d, c.beta1), hn::Mul(g, hn::Set(d, c.one_minus_beta1)))
+                    : m;
   const V den = hn::Add(hn::Sqrt(v), hn::Set(d, c.epsilon));
   return hn::Sub(w, hn::Div(hn::Mul(num, hn::Set(d, c.lr_t)), den));
 }
@@ -52,34 +77,15 @@ HWY_INLINE V AdamStep(D d, const AdamCoefficients& c, V g, V& m, V& v, V w) {
 void AdamF32(float* HWY_RESTRICT var, float* HWY_RESTRICT m, float* HWY_RESTRICT v,
              const float* HWY_RESTRICT grad, const AdamCoefficients& c, size_t n) {
   const hn::ScalableTag<float> d;
-  const size_t lanes = hn::Lanes(d);
-  size_t i = 0;
-  for (; i + lanes <= n; i += lanes) {
-    auto vm = hn::LoadU(d, m + i), vv = hn::LoadU(d, v + i);
-    const auto w = AdamStep(d, c, hn::LoadU(d, grad + i), vm, vv, hn::LoadU(d, var + i));
-    hn::StoreU(vm, d, m + i);
-    hn::StoreU(vv, d, v + i);
-    hn::StoreU(w, d, var + i);
-  }
-  if (i < n) {
-    // The tail through one vector of stack copies (the same arithmetic as
-    // the full vectors); the zero lanes past n give sqrt(0) + epsilon and
-    // are never copied back.
-    constexpr size_t kMax = HWY_MAX_BYTES / sizeof(float);
-    HWY_ALIGN float tw[kMax] = {}, tm[kMax] = {}, tv[kMax] = {}, tg[kMax] = {};
-    const size_t bytes = (n - i) * sizeof(float);
-    std::memcpy(tw, var + i, bytes);
-    std::memcpy(tm, m + i, bytes);
-    std::memcpy(tv, v + i, bytes);
-    std::memcpy(tg, grad + i, bytes);
-    auto vm = hn::Load(d, tm), vv = hn::Load(d, tv);
-    hn::Store(AdamStep(d, c, hn::Load(d, tg), vm, vv, hn::Load(d, tw)), d, tw);
-    hn::Store(vm, d, tm);
-    hn::Store(vv, d, tv);
-    std::memcpy(var + i, tw, bytes);
-    std::memcpy(m + i, tm, bytes);
-    std::memcpy(v + i, tv, bytes);
-  }
+  // Zero lanes past n in the tail give sqrt(0) + epsilon, never copied back.
+  ForEachVector(hn::Lanes(d), {var, m, v}, {grad}, n,
+                [&](float* const* w, const float* const* r) HWY_ATTR {
+                  auto vm = hn::LoadU(d, w[1]), vv = hn::LoadU(d, w[2]);
+                  const auto nw = AdamStep(d, c, hn::LoadU(d, r[0]), vm, vv, hn::LoadU(d, w[0]));
+                  hn::StoreU(vm, d, w[1]);
+                  hn::StoreU(vv, d, w[2]);
+                  hn::StoreU(nw, d, w[0]);
+                });
 }
 
 // Returns the new var; accum updated in place. FMA where the scalar body
@@ -99,27 +105,13 @@ HWY_INLINE V MomentumStep(D d, const MomentumCoefficients& c, V g, V& accum, V w
 void MomentumF32(float* HWY_RESTRICT var, float* HWY_RESTRICT accum, const float* HWY_RESTRICT grad,
                  const MomentumCoefficients& c, size_t n) {
   const hn::ScalableTag<float> d;
-  const size_t lanes = hn::Lanes(d);
-  size_t i = 0;
-  for (; i + lanes <= n; i += lanes) {
-    auto a = hn::LoadU(d, accum + i);
-    const auto w = MomentumStep(d, c, hn::LoadU(d, grad + i), a, hn::LoadU(d, var + i));
-    hn::StoreU(a, d, accum + i);
-    hn::StoreU(w, d, var + i);
-  }
-  if (i < n) {  // the tail through one vector of stack copies, as AdamF32
-    constexpr size_t kMax = HWY_MAX_BYTES / sizeof(float);
-    HWY_ALIGN float tw[kMax] = {}, ta[kMax] = {}, tg[kMax] = {};
-    const size_t bytes = (n - i) * sizeof(float);
-    std::memcpy(tw, var + i, bytes);
-    std::memcpy(ta, accum + i, bytes);
-    std::memcpy(tg, grad + i, bytes);
-    auto a = hn::Load(d, ta);
-    hn::Store(MomentumStep(d, c, hn::Load(d, tg), a, hn::Load(d, tw)), d, tw);
-    hn::Store(a, d, ta);
-    std::memcpy(var + i, tw, bytes);
-    std::memcpy(accum + i, ta, bytes);
-  }
+  ForEachVector(hn::Lanes(d), {var, accum}, {grad}, n,
+                [&](float* const* w, const float* const* r) HWY_ATTR {
+                  auto a = hn::LoadU(d, w[1]);
+                  const auto nw = MomentumStep(d, c, hn::LoadU(d, r[0]), a, hn::LoadU(d, w[0]));
+                  hn::StoreU(a, d, w[1]);
+                  hn::StoreU(nw, d, w[0]);
+                });
 }
 
 }  // namespace HWY_NAMESPACE
@@ -172,8 +164,12 @@ void MomentumF32(float* var, float* accum, const float* grad, const MomentumCoef
 AdamCoefficients MakeAdamCoefficients(float lr, float beta1_power, float beta2_power, float beta1,
                                       float beta2, float epsilon, bool nesterov) {
   // In float, as TensorFlow computes them for a float variable.
-  return AdamCoefficients{lr * std::sqrt(1.0f - beta2_power) / (1.0f - beta1_power), beta1,
-                          1.0f - beta1, 1.0f - beta2, epsilon, nesterov};
+  return AdamCoefficients{lr * std::sqrt(1.0f - beta2_power) / (1.0f - beta1_power),
+                          beta1,
+                          1.0f - beta1,
+                          1.0f - beta2,
+                          epsilon,
+                          nesterov};
 }
 
 void GradientDescentF32(float* var, const float* delta, float alpha, size_t n) {
@@ -195,7 +191,8 @@ void MomentumF32(float* var, float* accum, const float* grad, const MomentumCoef
 
 // The updates read what they write, so streaming stores would gain nothing:
 // the chunks ignore the store choice ParallelElementwise offers.
-void RunGradientDescent(float* var, const float* delta, float alpha, size_t n, ComputeUnits& units) {
+void RunGradientDescent(float* var, const float* delta, float alpha, size_t n,
+                        ComputeUnits& units) {
   ParallelElementwise(units, n, sizeof(float), [=](size_t begin, size_t end, Stores) {
     GradientDescentF32(var + begin, delta + begin, alpha, end - begin);
   });
