@@ -108,16 +108,21 @@ void ComputePanels(const PackableA& a, const Matrix& b, float* c, int64_t ldc, b
         // The first row tile packs the panel as it reads it. It is the
         // slowest tile per row: it reads one line from each of B's rows,
         // which a B of 128 columns puts 512 bytes apart (8 of L1's 64 sets,
-        // a page every 8 rows). 32 x 784 x 128 on Zen3 (AVX2, one unit,
-        // perf): this tile 29-31% of the time for 19% of the FMAs (6 of 32
-        // rows), 5.1 units per row against 2.6 for the 6-row tiles reading
-        // the packed panel; with B's rows 64 bytes apart (N = 16) 3.5, 544
-        // bytes apart in between. Tried, none lowering that share or the
-        // time: fetching the next panel's rows during this panel's other
-        // tiles (one row per two k steps), fetching 16-64 rows ahead in
-        // this tile, and packing all of B's panels first, four rows at a
-        // time (PackB: the pass alone took 26%). 6s and 5s rather than
-        // 6+6+6+6+4+4 rows ran 0.99x.
+        // a page every 8 rows), from L3 when B does not stay in L2 (at one
+        // unit 32 x 784 x 128 matched oneDNN with K = 392 or N = 64, and
+        // fell behind at K = 784 and 1568). 32 x 784 x 128 on Zen3 (AVX2,
+        // one unit, perf): this tile 29-31% of the time for 19% of the
+        // FMAs (6 of 32 rows), 5.1 units per row against 2.6 for the 6-row
+        // tiles reading the packed panel; with B's rows 64 bytes apart
+        // (N = 16) 3.5, 544 bytes apart in between. That was before the
+        // packing kernel fetched its rows ahead and stopped reloading A's
+        // row pointers from the stack (kPackFetchRows has the gain). Tried,
+        // none lowering that share or the time: fetching the next panel's
+        // rows during this panel's other tiles (one row per two k steps),
+        // packing all of B's panels first, four rows at a time (PackB: the
+        // pass alone took 26%), or a K block at a time (98, 196 or 392 rows
+        // of all panels, read row by row: 0.88-0.99x of this). 6s and 5s
+        // rather than 6+6+6+6+4+4 rows ran 0.99x.
         const int rows = plan.rows.TileRows(m);
         plan.rows.run_packing[rows](kc, a_at, am.row_stride, b_at, bm.row_stride, packed_b,
                                     c + col, ldc, add);
