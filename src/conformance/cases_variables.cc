@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Cases for the kernels that update resource variables in place:
 // AssignAddVariableOp, AssignSubVariableOp, ResourceApplyGradientDescent,
-// ResourceApplyAdam, ResourceApplyMomentum, ResourceApplyKerasMomentum.
+// ResourceApplyAdam, ResourceApplyMomentum, ResourceApplyKerasMomentum,
+// ResourceApplyRMSProp, ResourceApplyCenteredRMSProp, ResourceApplyAdagrad,
+// ResourceApplyAdagradV2.
 // Their variable inputs are passed as variables (the host's tfp_variable, a
 // DT_RESOURCE handle in host memory) and checked by value after the run;
 // the ops have no outputs.
@@ -116,6 +118,70 @@ void MomentumCases(const std::string& op, TF_DataType dtype, Size size, Rng& rng
   }
 }
 
+void RMSPropCases(const std::string& op, TF_DataType dtype, Size size, Rng& rng,
+                  std::vector<Case>* out) {
+  const bool centered = op == "ResourceApplyCenteredRMSProp";
+  for (const Shape& s : VariableShapes(size)) {
+    auto scalar = [&](double v) { return Encode(dtype, ref::Tensor{{}, {v}}); };
+    Case k = NewCase(op, op + "(var " + ShapeText(s) + (centered ? ", mg" : "") +
+                             ", ms, mom, lr, rho, momentum, epsilon, grad)",
+                     "T", dtype);
+    // ms in [1, 2] and mg in [-0.5, 0.5]: the centered root's argument
+    // ms - mg^2 + epsilon stays above 0.75 * rho whatever grad is (the new
+    // mg^2 is at most rho * mg^2 + (1 - rho) * grad^2).
+    k.inputs = {Encode(dtype, Random(rng, dtype, s))};
+    if (centered) k.inputs.push_back(Encode(dtype, Random(rng, dtype, s, -0.5, 0.5)));
+    k.inputs.push_back(Encode(dtype, Random(rng, dtype, s, 1, 2)));
+    k.inputs.push_back(Encode(dtype, Random(rng, dtype, s, -1, 1)));
+    for (double v : {rng.Uniform(0.001, 0.1), rng.Uniform(0.8, 0.99), rng.Uniform(0, 0.9),
+                     1e-3 * rng.Uniform(0.001, 1)}) {
+      k.inputs.push_back(scalar(v));
+    }
+    k.inputs.push_back(Encode(dtype, Random(rng, dtype, s)));
+    const size_t v = centered ? 1 : 0;  // inputs after var shift by mg
+    const ref::RMSPropParams p{Decode(k.inputs[3 + v]).v[0], Decode(k.inputs[4 + v]).v[0],
+                               Decode(k.inputs[5 + v]).v[0], Decode(k.inputs[6 + v]).v[0]};
+    ref::Tensor var = Decode(k.inputs[0]), ms = Decode(k.inputs[1 + v]),
+                mom = Decode(k.inputs[2 + v]), mg;
+    if (centered) mg = Decode(k.inputs[1]);
+    ref::ApplyRMSProp(&var, &ms, &mom, centered ? &mg : nullptr, p, Decode(k.inputs[7 + v]));
+    // ms and mg: one update each; mom and var: a square root and a quotient
+    // (1 - rho is computed in T).
+    if (centered) {
+      WantVariables(&k, dtype, {0, 1, 2, 3}, {var, mg, ms, mom}, Transcendental(dtype));
+    } else {
+      WantVariables(&k, dtype, {0, 1, 2}, {var, ms, mom}, Transcendental(dtype));
+    }
+    out->push_back(std::move(k));
+  }
+}
+
+void AdagradCases(const std::string& op, TF_DataType dtype, Size size, Rng& rng,
+                  std::vector<Case>* out) {
+  const bool v2 = op == "ResourceApplyAdagradV2";
+  for (bool update_slots : {true, false}) {
+    for (const Shape& s : VariableShapes(size)) {
+      auto scalar = [&](double v) { return Encode(dtype, ref::Tensor{{}, {v}}); };
+      Case k = NewCase(op, op + "(var " + ShapeText(s) + ", accum, lr" + (v2 ? ", epsilon" : "") +
+                               ", grad" + (update_slots ? ")" : ", update_slots=false)"),
+                       "T", dtype);
+      k.attrs = {{"update_slots", update_slots ? "true" : "false"}};
+      // accum > 0: a sum of squares since its initial value (Keras: 0.1).
+      k.inputs = {Encode(dtype, Random(rng, dtype, s)), Encode(dtype, Random(rng, dtype, s, 0.1, 2)),
+                  scalar(rng.Uniform(0.001, 0.1))};
+      if (v2) k.inputs.push_back(scalar(1e-3 * rng.Uniform(0.001, 1)));
+      k.inputs.push_back(Encode(dtype, Random(rng, dtype, s)));
+      ref::Tensor var = Decode(k.inputs[0]), accum = Decode(k.inputs[1]);
+      ref::ApplyAdagrad(&var, &accum, Decode(k.inputs[2]).v[0], v2 ? Decode(k.inputs[3]).v[0] : 0,
+                        Decode(k.inputs.back()), update_slots);
+      // accum: one fused or two rounded operations; var: a square root and
+      // a quotient.
+      WantVariables(&k, dtype, {0, 1}, {var, accum}, Transcendental(dtype));
+      out->push_back(std::move(k));
+    }
+  }
+}
+
 // Each case again with a read of its variables held, so the update takes
 // the copy-on-write path (the kernel's copyFunc) as well as the in-place
 // one. Not for empty variables: no buffer to share.
@@ -143,6 +209,10 @@ void VariableCases(const std::string& op, TF_DataType dtype, Size size, Rng& rng
     AdamCases(op, dtype, size, rng, &cases);
   } else if (op == "ResourceApplyMomentum" || op == "ResourceApplyKerasMomentum") {
     MomentumCases(op, dtype, size, rng, &cases);
+  } else if (op == "ResourceApplyRMSProp" || op == "ResourceApplyCenteredRMSProp") {
+    RMSPropCases(op, dtype, size, rng, &cases);
+  } else if (op == "ResourceApplyAdagrad" || op == "ResourceApplyAdagradV2") {
+    AdagradCases(op, dtype, size, rng, &cases);
   } else {
     AssignUpdateCases(op, dtype, size, rng, &cases);
   }

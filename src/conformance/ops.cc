@@ -90,6 +90,10 @@ const std::vector<OpEntry>& Table() {
       {"ResourceApplyAdam", VariableCases, f},
       {"ResourceApplyKerasMomentum", VariableCases, f},
       {"ResourceApplyMomentum", VariableCases, f},
+      {"ResourceApplyRMSProp", VariableCases, f},
+      {"ResourceApplyCenteredRMSProp", VariableCases, f},
+      {"ResourceApplyAdagrad", VariableCases, f},
+      {"ResourceApplyAdagradV2", VariableCases, f},
   };
   return table;
 }

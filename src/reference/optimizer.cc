@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The optimizer updates of ResourceApplyGradientDescent, ResourceApplyAdam,
-// ResourceApplyMomentum and ResourceApplyKerasMomentum,
-// in place on the variables, as TensorFlow's op definitions state them.
+// ResourceApplyMomentum, ResourceApplyKerasMomentum, ResourceApplyRMSProp,
+// ResourceApplyCenteredRMSProp, ResourceApplyAdagrad and
+// ResourceApplyAdagradV2, in place on the variables, as TensorFlow's op
+// definitions state them.
 #include <cmath>
 #include <cstddef>
 
@@ -36,6 +38,30 @@ void ApplyMomentum(Tensor* var, Tensor* accum, double lr, const Tensor& grad, do
       a = a * momentum + g;
       var->v[i] -= use_nesterov ? g * lr + a * momentum * lr : lr * a;
     }
+  }
+}
+
+void ApplyRMSProp(Tensor* var, Tensor* ms, Tensor* mom, Tensor* mg, const RMSPropParams& p,
+                  const Tensor& grad) {
+  for (size_t i = 0; i < var->v.size(); ++i) {
+    const double g = grad.v[i];
+    ms->v[i] = p.rho * ms->v[i] + (1 - p.rho) * g * g;
+    double den = ms->v[i] + p.epsilon;
+    if (mg != nullptr) {
+      mg->v[i] = p.rho * mg->v[i] + (1 - p.rho) * g;
+      den -= mg->v[i] * mg->v[i];
+    }
+    mom->v[i] = p.momentum * mom->v[i] + p.lr * g / std::sqrt(den);
+    var->v[i] -= mom->v[i];
+  }
+}
+
+void ApplyAdagrad(Tensor* var, Tensor* accum, double lr, double epsilon, const Tensor& grad,
+                  bool update_slots) {
+  for (size_t i = 0; i < var->v.size(); ++i) {
+    const double g = grad.v[i];
+    if (update_slots) accum->v[i] += g * g;
+    var->v[i] -= lr * g / (std::sqrt(accum->v[i]) + epsilon);
   }
 }
 

@@ -22,7 +22,8 @@
 //   softmax.cc      Softmax, LogSoftmax, (Sparse)SoftmaxCrossEntropyWithLogits
 //   reduce.cc       Sum Mean Max Min Prod
 //   shape_ops.cc    Fill Reshape Squeeze ExpandDims Transpose ConcatV2 Pack
-//   optimizer.cc    ResourceApplyGradientDescent, ResourceApplyAdam, ResourceApply(Keras)Momentum
+//   optimizer.cc    ResourceApplyGradientDescent, ResourceApplyAdam, ResourceApply(Keras)Momentum,
+//                   ResourceApply(Centered)RMSProp, ResourceApplyAdagrad(V2)
 #ifndef TFPLUGIN_REFERENCE_REFERENCE_H_
 #define TFPLUGIN_REFERENCE_REFERENCE_H_
 
@@ -187,6 +188,19 @@ void ApplyAdam(Tensor* var, Tensor* m, Tensor* v, const AdamParams& p, const Ten
 // var += accum (Nesterov: var += accum * momentum - grad * lr).
 void ApplyMomentum(Tensor* var, Tensor* accum, double lr, const Tensor& grad, double momentum,
                    bool use_nesterov, bool keras);
+struct RMSPropParams {
+  double lr, rho, momentum, epsilon;
+};
+// ResourceApplyRMSProp: ms = rho * ms + (1 - rho) * grad^2;
+// mom = momentum * mom + lr * grad / sqrt(ms + epsilon); var -= mom.
+// mg non-NULL, ResourceApplyCenteredRMSProp: mg = rho * mg + (1 - rho) * grad
+// first, and the root is sqrt(ms - mg^2 + epsilon).
+void ApplyRMSProp(Tensor* var, Tensor* ms, Tensor* mom, Tensor* mg, const RMSPropParams& p,
+                  const Tensor& grad);
+// ResourceApplyAdagrad(V2): accum += grad^2 (if update_slots);
+// var -= lr * grad / (sqrt(accum) + epsilon) (V1: epsilon 0, lr * grad / sqrt(accum)).
+void ApplyAdagrad(Tensor* var, Tensor* accum, double lr, double epsilon, const Tensor& grad,
+                  bool update_slots);
 
 }  // namespace tfp_reference
 

@@ -288,7 +288,9 @@ def shape_op(op, t, rng):
 # plain tensors, so the CPU run gets its own variables.
 VARIABLE_OPS = ("AssignAddVariableOp", "AssignSubVariableOp",
                 "ResourceApplyGradientDescent", "ResourceApplyAdam",
-                "ResourceApplyMomentum", "ResourceApplyKerasMomentum")
+                "ResourceApplyMomentum", "ResourceApplyKerasMomentum",
+                "ResourceApplyRMSProp", "ResourceApplyCenteredRMSProp",
+                "ResourceApplyAdagrad", "ResourceApplyAdagradV2")
 _variable_serials = itertools.count(1)  # a fresh shared_name per variable
 
 
@@ -341,6 +343,32 @@ def variable_op(op, t, rng):
             cases.append(Case(f"var, accum [5,37], lr=0.05, momentum=0.9"
                               f"{', use_nesterov' if nesterov else ''}", inputs,
                               _with_variables(["var", "accum"], momentum), kind="sum", k=4))
+        return cases
+    elif op in ("ResourceApplyRMSProp", "ResourceApplyCenteredRMSProp"):
+        centered = op == "ResourceApplyCenteredRMSProp"
+        slots = ["var", "mg", "ms", "mom"] if centered else ["var", "ms", "mom"]
+        def rmsprop(raw, h, k):
+            getattr(raw, op)(**dict(zip(slots, h)), **k)
+        inputs = {"var": v(), "ms": v(1, 2), "mom": v(-1, 1), "lr": scalar(0.01),
+                  "rho": scalar(0.9), "momentum": scalar(0.5), "epsilon": scalar(1e-7),
+                  "grad": v()}
+        if centered:
+            inputs["mg"] = v(-0.5, 0.5)
+        call = _with_variables(slots, rmsprop)
+        what, kind = f"{', '.join(slots)} [5,37], lr=0.01, rho=0.9, momentum=0.5", \
+            "transcendental"
+    elif op in ("ResourceApplyAdagrad", "ResourceApplyAdagradV2"):
+        cases = []
+        for update_slots in (True, False):
+            def adagrad(raw, h, k, update_slots=update_slots):
+                getattr(raw, op)(var=h[0], accum=h[1], update_slots=update_slots, **k)
+            inputs = {"var": v(), "accum": v(0.1, 2), "lr": scalar(0.05), "grad": v()}
+            if op == "ResourceApplyAdagradV2":
+                inputs["epsilon"] = scalar(1e-7)
+            cases.append(Case(f"var, accum [5,37], lr=0.05"
+                              f"{'' if update_slots else ', update_slots=False'}", inputs,
+                              _with_variables(["var", "accum"], adagrad),
+                              kind="transcendental", k=2))
         return cases
     else:
         def adam(raw, h, k):

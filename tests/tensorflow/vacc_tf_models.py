@@ -30,13 +30,18 @@ NEEDS = {
     "cnn": ["Conv2D", "BiasAdd", "Relu", "MaxPool", "MatMul", "Softmax"],
     # A linear least-squares fit and tf.compat.v1.train's optimizers.
     "train_v1": ["MatMul", "Square", "Mean", "ResourceApplyGradientDescent",
-                 "ResourceApplyMomentum", "ResourceApplyAdam"],
+                 "ResourceApplyMomentum", "ResourceApplyAdam", "ResourceApplyRMSProp",
+                 "ResourceApplyCenteredRMSProp", "ResourceApplyAdagrad"],
 }
 V1_OPTIMIZERS = {
     "GradientDescent": lambda: tf.compat.v1.train.GradientDescentOptimizer(0.05),
     "Momentum (Nesterov)": lambda: tf.compat.v1.train.MomentumOptimizer(
         0.05, 0.9, use_nesterov=True),
     "Adam": lambda: tf.compat.v1.train.AdamOptimizer(0.05),
+    "RMSProp (momentum)": lambda: tf.compat.v1.train.RMSPropOptimizer(0.05, momentum=0.5),
+    "RMSProp (centered)": lambda: tf.compat.v1.train.RMSPropOptimizer(
+        0.05, momentum=0.5, centered=True),
+    "Adagrad": lambda: tf.compat.v1.train.AdagradOptimizer(0.5),
 }
 STEPS = 20
 

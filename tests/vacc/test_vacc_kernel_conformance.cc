@@ -72,7 +72,9 @@ const char* const kRequired[] = {
 // exports TensorFlow's variable helpers (2.6-2.18).
 const char* const kVariableOps[] = {"AssignAddVariableOp", "AssignSubVariableOp",
                                     "ResourceApplyGradientDescent", "ResourceApplyAdam",
-                                    "ResourceApplyMomentum", "ResourceApplyKerasMomentum"};
+                                    "ResourceApplyMomentum", "ResourceApplyKerasMomentum",
+                                    "ResourceApplyRMSProp", "ResourceApplyCenteredRMSProp",
+                                    "ResourceApplyAdagrad", "ResourceApplyAdagradV2"};
 
 class KernelCases : public testing::Test {
  public:

@@ -203,6 +203,21 @@ TEST(VaccVariablesHost, ErrorsNameTheInputAndLeaveTheVariable) {
        {"var and accum do not have the same shape", "[3] [4]"}},
       {"ResourceApplyKerasMomentum", {var.get(), var3.get()}, {pair.get(), three.get(), alpha.get()},
        {"lr is not a scalar", "[2]"}},
+      // var, ms, mom (centered: var, mg, ms, mom); lr, rho, momentum, epsilon, grad
+      {"ResourceApplyRMSProp", {var.get(), var3.get(), var4.get()},
+       {alpha.get(), alpha.get(), alpha.get(), alpha.get(), three.get()},
+       {"var and mom do not have the same shape", "[3] [4]"}},
+      {"ResourceApplyCenteredRMSProp", {var.get(), var4.get(), var3.get(), var3.get()},
+       {alpha.get(), alpha.get(), alpha.get(), alpha.get(), three.get()},
+       {"var and mg do not have the same shape", "[3] [4]"}},
+      {"ResourceApplyRMSProp", {var.get(), var3.get(), var3.get()},
+       {alpha.get(), pair.get(), alpha.get(), alpha.get(), three.get()},
+       {"rho is not a scalar", "[2]"}},
+      // var, accum; lr, (V2: epsilon,) grad
+      {"ResourceApplyAdagradV2", {var.get(), var3.get()}, {alpha.get(), pair.get(), three.get()},
+       {"epsilon is not a scalar", "[2]"}},
+      {"ResourceApplyAdagrad", {var.get(), var3.get()}, {alpha.get(), four.get()},
+       {"var and grad do not have the same shape", "[3] [4]"}},
   };
   for (const Case& c : cases) {
     std::string message;
@@ -238,6 +253,72 @@ TEST(VaccVariablesHost, MomentumStepsKeepTheirAccumulator) {
       << message;
   ExpectNear(Read(accum.get()), {0.65, -0.65}, "keras accum");
   ExpectNear(Read(var.get()), {0.75 + 0.225, 2.25 - 0.225}, "keras var");
+}
+
+// RMSProp steps, values worked out by hand: rho 0.5, momentum 0.5, lr 0.1,
+// epsilon 0, grad +-1 on ms = 1 keep ms at 0.5 + 0.5 = 1, so mom is
+// 0.1, then 0.05 + 0.1 = 0.15. A centered step after them: mg = 0.5 * 0 +
+// 0.5 * 1 = 0.5, the root sqrt(1 - 0.25), mom = 0.075 + 0.1 / sqrt(0.75).
+TEST(VaccVariablesHost, RMSPropStepsKeepTheirSlots) {
+  HostPtr host = OpenRelease("2.18");
+  ASSERT_NE(host, nullptr);
+  VariablePtr var = NewVariable<float>(host.get(), TF_FLOAT, {2}, {1, 2});
+  VariablePtr ms = NewVariable<float>(host.get(), TF_FLOAT, {2}, {1, 1});
+  VariablePtr mom = NewVariable<float>(host.get(), TF_FLOAT, {2}, {0, 0});
+  VariablePtr mg = NewVariable<float>(host.get(), TF_FLOAT, {2}, {0, 0});
+  TensorPtr lr = Scalar(0.1f), half = Scalar(0.5f), zero = Scalar(0.0f);
+  TensorPtr grad = MakeTensor<float>(TF_FLOAT, {2}, {1, -1});
+  std::string message;
+  for (int step = 0; step < 2; ++step) {
+    ASSERT_EQ(RunWithVariables(host.get(), "ResourceApplyRMSProp", {var.get(), ms.get(), mom.get()},
+                               {lr.get(), half.get(), half.get(), zero.get(), grad.get()}, &message),
+              TF_OK)
+        << message;
+  }
+  ExpectNear(Read(ms.get()), {1, 1}, "ms");
+  ExpectNear(Read(mom.get()), {0.15, -0.15}, "mom");
+  ExpectNear(Read(var.get()), {0.75, 2.25}, "var");
+  ASSERT_EQ(RunWithVariables(host.get(), "ResourceApplyCenteredRMSProp",
+                             {var.get(), mg.get(), ms.get(), mom.get()},
+                             {lr.get(), half.get(), half.get(), zero.get(), grad.get()}, &message),
+            TF_OK)
+      << message;
+  const double centered_mom = 0.075 + 0.1 / std::sqrt(0.75);
+  ExpectNear(Read(mg.get()), {0.5, -0.5}, "mg");
+  ExpectNear(Read(mom.get()), {centered_mom, -centered_mom}, "centered mom");
+  ExpectNear(Read(var.get()), {0.75 - centered_mom, 2.25 + centered_mom}, "centered var");
+}
+
+// Adagrad steps by hand: accum 3 + 1 = 4, var -= 0.1 * 1 / 2; then V2 with
+// epsilon 0.5: accum 5, var -= 0.1 / (sqrt(5) + 0.5); then without slot
+// updates: accum stays 5, var -= 0.1 / sqrt(5).
+TEST(VaccVariablesHost, AdagradStepsWithAndWithoutSlotUpdates) {
+  HostPtr host = OpenRelease("2.18");
+  ASSERT_NE(host, nullptr);
+  VariablePtr var = NewVariable<float>(host.get(), TF_FLOAT, {2}, {1, 2});
+  VariablePtr accum = NewVariable<float>(host.get(), TF_FLOAT, {2}, {3, 3});
+  TensorPtr lr = Scalar(0.1f), epsilon = Scalar(0.5f);
+  TensorPtr grad = MakeTensor<float>(TF_FLOAT, {2}, {1, -1});
+  std::string message;
+  ASSERT_EQ(RunWithVariables(host.get(), "ResourceApplyAdagrad", {var.get(), accum.get()},
+                             {lr.get(), grad.get()}, &message),
+            TF_OK)
+      << message;
+  ExpectNear(Read(accum.get()), {4, 4}, "accum");
+  ExpectNear(Read(var.get()), {0.95, 2.05}, "var");
+  ASSERT_EQ(RunWithVariables(host.get(), "ResourceApplyAdagradV2", {var.get(), accum.get()},
+                             {lr.get(), epsilon.get(), grad.get()}, &message),
+            TF_OK)
+      << message;
+  const double v2 = 0.1 / (std::sqrt(5.0) + 0.5), v1 = 0.1 / std::sqrt(5.0);
+  ExpectNear(Read(accum.get()), {5, 5}, "V2 accum");
+  ExpectNear(Read(var.get()), {0.95 - v2, 2.05 + v2}, "V2 var");
+  ASSERT_EQ(RunWithVariables(host.get(), "ResourceApplyAdagrad", {var.get(), accum.get()},
+                             {lr.get(), grad.get()}, &message, {{"update_slots", false}}),
+            TF_OK)
+      << message;
+  ExpectNear(Read(accum.get()), {5, 5}, "accum without slot updates");
+  ExpectNear(Read(var.get()), {0.95 - v2 - v1, 2.05 + v2 + v1}, "var without slot updates");
 }
 
 TEST(VaccVariablesHost, NoVariableKernelsWhereTheReleaseLacksTheHelpers) {

@@ -114,6 +114,68 @@ void MomentumF32(float* HWY_RESTRICT var, float* HWY_RESTRICT accum, const float
                 });
 }
 
+// Returns mom's new value, ms (and mg, centered) updated in place.
+template <bool kCentered, class D, class V>
+HWY_INLINE V RMSPropStep(D d, const RMSPropCoefficients& c, V g, V& ms, V& mg, V mom) {
+  const V one_minus_rho = hn::Set(d, c.one_minus_rho);
+  ms = hn::MulAdd(hn::Sub(hn::Mul(g, g), ms), one_minus_rho, ms);
+  V den = hn::Add(ms, hn::Set(d, c.epsilon));
+  if (kCentered) {
+    mg = hn::MulAdd(hn::Sub(g, mg), one_minus_rho, mg);
+    den = hn::NegMulAdd(mg, mg, den);
+  }
+  const V step = hn::Div(hn::Mul(g, hn::Set(d, c.lr)), hn::Sqrt(den));
+  return hn::MulAdd(mom, hn::Set(d, c.momentum), step);
+}
+
+void RMSPropF32(float* HWY_RESTRICT var, float* HWY_RESTRICT ms, float* HWY_RESTRICT mom,
+                float* HWY_RESTRICT mg, const float* HWY_RESTRICT grad,
+                const RMSPropCoefficients& c, size_t n) {
+  const hn::ScalableTag<float> d;
+  // Zero lanes past n in the tail give sqrt(epsilon), never copied back.
+  if (mg != nullptr) {
+    ForEachVector(hn::Lanes(d), {var, ms, mom, mg}, {grad}, n,
+                  [&](float* const* w, const float* const* r) HWY_ATTR {
+                    auto vms = hn::LoadU(d, w[1]), vmg = hn::LoadU(d, w[3]);
+                    const auto vmom = RMSPropStep<true>(d, c, hn::LoadU(d, r[0]), vms, vmg,
+                                                        hn::LoadU(d, w[2]));
+                    hn::StoreU(vms, d, w[1]);
+                    hn::StoreU(vmg, d, w[3]);
+                    hn::StoreU(vmom, d, w[2]);
+                    hn::StoreU(hn::Sub(hn::LoadU(d, w[0]), vmom), d, w[0]);
+                  });
+    return;
+  }
+  ForEachVector(hn::Lanes(d), {var, ms, mom}, {grad}, n,
+                [&](float* const* w, const float* const* r) HWY_ATTR {
+                  auto vms = hn::LoadU(d, w[1]), unused = hn::Zero(d);
+                  const auto vmom = RMSPropStep<false>(d, c, hn::LoadU(d, r[0]), vms, unused,
+                                                       hn::LoadU(d, w[2]));
+                  hn::StoreU(vms, d, w[1]);
+                  hn::StoreU(vmom, d, w[2]);
+                  hn::StoreU(hn::Sub(hn::LoadU(d, w[0]), vmom), d, w[0]);
+                });
+}
+
+void AdagradF32(float* HWY_RESTRICT var, float* HWY_RESTRICT accum,
+                const float* HWY_RESTRICT grad, const AdagradCoefficients& c, size_t n) {
+  const hn::ScalableTag<float> d;
+  const auto lr = hn::Set(d, c.lr), epsilon = hn::Set(d, c.epsilon);
+  const bool update = c.update_slots;
+  // Zero lanes past n in the tail divide by epsilon (or 0), never copied back.
+  ForEachVector(hn::Lanes(d), {var, accum}, {grad}, n,
+                [&](float* const* w, const float* const* r) HWY_ATTR {
+                  const auto g = hn::LoadU(d, r[0]);
+                  auto a = hn::LoadU(d, w[1]);
+                  if (update) {
+                    a = hn::MulAdd(g, g, a);
+                    hn::StoreU(a, d, w[1]);
+                  }
+                  const auto step = hn::Div(hn::Mul(g, lr), hn::Add(hn::Sqrt(a), epsilon));
+                  hn::StoreU(hn::Sub(hn::LoadU(d, w[0]), step), d, w[0]);
+                });
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace vacc
 HWY_AFTER_NAMESPACE();
@@ -127,6 +189,8 @@ namespace vacc {
 HWY_EXPORT(GradientDescentF32);
 HWY_EXPORT(AdamF32);
 HWY_EXPORT(MomentumF32);
+HWY_EXPORT(RMSPropF32);
+HWY_EXPORT(AdagradF32);
 
 namespace scalar {
 
@@ -156,6 +220,30 @@ void MomentumF32(float* var, float* accum, const float* grad, const MomentumCoef
       accum[i] = accum[i] * c.momentum + g;
       var[i] -= c.nesterov ? g * c.lr + accum[i] * c.momentum * c.lr : c.lr * accum[i];
     }
+  }
+}
+
+void RMSPropF32(float* var, float* ms, float* mom, float* mg, const float* grad,
+                const RMSPropCoefficients& c, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const float g = grad[i];
+    ms[i] += (g * g - ms[i]) * c.one_minus_rho;
+    float den = ms[i] + c.epsilon;
+    if (mg != nullptr) {
+      mg[i] += (g - mg[i]) * c.one_minus_rho;
+      den -= mg[i] * mg[i];
+    }
+    mom[i] = mom[i] * c.momentum + g * c.lr / std::sqrt(den);
+    var[i] -= mom[i];
+  }
+}
+
+void AdagradF32(float* var, float* accum, const float* grad, const AdagradCoefficients& c,
+                size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const float g = grad[i];
+    if (c.update_slots) accum[i] += g * g;
+    var[i] -= g * c.lr / (std::sqrt(accum[i]) + c.epsilon);
   }
 }
 
@@ -189,6 +277,18 @@ void MomentumF32(float* var, float* accum, const float* grad, const MomentumCoef
   HWY_DYNAMIC_DISPATCH(MomentumF32)(var, accum, grad, c, n);
 }
 
+void RMSPropF32(float* var, float* ms, float* mom, float* mg, const float* grad,
+                const RMSPropCoefficients& c, size_t n) {
+  if (UseScalarKernels()) return scalar::RMSPropF32(var, ms, mom, mg, grad, c, n);
+  HWY_DYNAMIC_DISPATCH(RMSPropF32)(var, ms, mom, mg, grad, c, n);
+}
+
+void AdagradF32(float* var, float* accum, const float* grad, const AdagradCoefficients& c,
+                size_t n) {
+  if (UseScalarKernels()) return scalar::AdagradF32(var, accum, grad, c, n);
+  HWY_DYNAMIC_DISPATCH(AdagradF32)(var, accum, grad, c, n);
+}
+
 // The updates read what they write, so streaming stores would gain nothing:
 // the chunks ignore the store choice ParallelElementwise offers.
 void RunGradientDescent(float* var, const float* delta, float alpha, size_t n,
@@ -209,6 +309,21 @@ void RunMomentum(float* var, float* accum, const float* grad, const MomentumCoef
                  size_t n, ComputeUnits& units) {
   ParallelElementwise(units, n, sizeof(float), [=, &c](size_t begin, size_t end, Stores) {
     MomentumF32(var + begin, accum + begin, grad + begin, c, end - begin);
+  });
+}
+
+void RunRMSProp(float* var, float* ms, float* mom, float* mg, const float* grad,
+                const RMSPropCoefficients& c, size_t n, ComputeUnits& units) {
+  ParallelElementwise(units, n, sizeof(float), [=, &c](size_t begin, size_t end, Stores) {
+    RMSPropF32(var + begin, ms + begin, mom + begin, mg != nullptr ? mg + begin : nullptr,
+               grad + begin, c, end - begin);
+  });
+}
+
+void RunAdagrad(float* var, float* accum, const float* grad, const AdagradCoefficients& c,
+                size_t n, ComputeUnits& units) {
+  ParallelElementwise(units, n, sizeof(float), [=, &c](size_t begin, size_t end, Stores) {
+    AdagradF32(var + begin, accum + begin, grad + begin, c, end - begin);
   });
 }
 

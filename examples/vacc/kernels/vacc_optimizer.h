@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The optimizer updates of ResourceApplyGradientDescent, ResourceApplyAdam,
-// ResourceApplyMomentum and ResourceApplyKerasMomentum (vacc_variables.cc),
-// in place over a variable's buffer: one pass reads each element of var (and
-// m, v or accum, the gradient) once and writes it once. Each entry point runs
+// ResourceApplyMomentum, ResourceApplyKerasMomentum, ResourceApplyRMSProp,
+// ResourceApplyCenteredRMSProp, ResourceApplyAdagrad and
+// ResourceApplyAdagradV2 (vacc_variables.cc), in place over a variable's
+// buffer: one pass reads each element of var (its slots, the gradient) once
+// and writes it once. Each entry point runs
 // the SIMD body (Highway, the target VACC_SIMD selected) or, with
 // VACC_SIMD=scalar, the scalar reference body in namespace scalar.
 #ifndef VACC_KERNELS_VACC_OPTIMIZER_H_
@@ -47,6 +49,30 @@ struct MomentumCoefficients {
 void MomentumF32(float* var, float* accum, const float* grad, const MomentumCoefficients& c,
                  size_t n);
 
+// The two RMSProp ops' step, with TensorFlow's op semantics:
+//   mg  = mg + (g - mg) * (1 - rho)                       (centered only)
+//   ms  = ms + (g * g - ms) * (1 - rho)
+//   mom = mom * momentum + lr * g / sqrt(ms + epsilon)     (plain)
+//   mom = mom * momentum + lr * g / sqrt(ms - mg * mg + epsilon)  (centered)
+//   var -= mom
+// mg is NULL unless centered (ResourceApplyCenteredRMSProp).
+struct RMSPropCoefficients {
+  float lr, one_minus_rho, momentum, epsilon;
+};
+void RMSPropF32(float* var, float* ms, float* mom, float* mg, const float* grad,
+                const RMSPropCoefficients& c, size_t n);
+
+// The two Adagrad ops' step (epsilon 0 for ResourceApplyAdagrad, where
+// sqrt(accum) + 0 is TensorFlow's sqrt(accum)):
+//   accum += g * g                                          (if update_slots)
+//   var -= lr * g / (sqrt(accum) + epsilon)
+struct AdagradCoefficients {
+  float lr, epsilon;
+  bool update_slots;
+};
+void AdagradF32(float* var, float* accum, const float* grad, const AdagradCoefficients& c,
+                size_t n);
+
 class ComputeUnits;
 // What the kernels' enqueued work does: the update over n elements, split
 // across the compute units in kElementwiseGrain chunks.
@@ -55,6 +81,10 @@ void RunAdam(float* var, float* m, float* v, const float* grad, const AdamCoeffi
              ComputeUnits& units);
 void RunMomentum(float* var, float* accum, const float* grad, const MomentumCoefficients& c,
                  size_t n, ComputeUnits& units);
+void RunRMSProp(float* var, float* ms, float* mom, float* mg, const float* grad,
+                const RMSPropCoefficients& c, size_t n, ComputeUnits& units);
+void RunAdagrad(float* var, float* accum, const float* grad, const AdagradCoefficients& c,
+                size_t n, ComputeUnits& units);
 
 namespace scalar {
 void GradientDescentF32(float* var, const float* delta, float alpha, size_t n);
@@ -62,6 +92,10 @@ void AdamF32(float* var, float* m, float* v, const float* grad, const AdamCoeffi
              size_t n);
 void MomentumF32(float* var, float* accum, const float* grad, const MomentumCoefficients& c,
                  size_t n);
+void RMSPropF32(float* var, float* ms, float* mom, float* mg, const float* grad,
+                const RMSPropCoefficients& c, size_t n);
+void AdagradF32(float* var, float* accum, const float* grad, const AdagradCoefficients& c,
+                size_t n);
 }  // namespace scalar
 
 }  // namespace vacc

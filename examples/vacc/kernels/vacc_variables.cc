@@ -2,7 +2,8 @@
 //
 // Kernels that update resource variables in place: AssignAddVariableOp,
 // AssignSubVariableOp, ResourceApplyGradientDescent, ResourceApplyAdam,
-// ResourceApplyMomentum, ResourceApplyKerasMomentum.
+// ResourceApplyMomentum, ResourceApplyKerasMomentum, ResourceApplyRMSProp,
+// ResourceApplyCenteredRMSProp, ResourceApplyAdagrad, ResourceApplyAdagradV2.
 //
 // They need four functions of tensorflow/c/kernels_experimental.h that
 // TensorFlow exports from 2.6 to 2.18 only. Calling them directly would make
@@ -287,6 +288,84 @@ class ApplyMomentumKernel {
   bool nesterov_ = false;
 };
 
+// ResourceApplyRMSProp (var, ms, mom, lr, rho, momentum, epsilon, grad)
+// and, kCentered, ResourceApplyCenteredRMSProp (var, mg, ms, mom, lr, rho,
+// momentum, epsilon, grad).
+template <bool kCentered>
+class ApplyRMSPropKernel {
+ public:
+  explicit ApplyRMSPropKernel(KernelConstruction& k) { k.GetBool("use_locking", &use_locking_); }
+  void Compute(KernelContext& ctx) {
+    constexpr int kFirstScalar = kCentered ? 4 : 3;  // after the variables
+    static const char* const kScalars[] = {"lr", "rho", "momentum", "epsilon"};
+    Tensor scalars[4], grad, var, ms, mom, mg;
+    for (int i = 0; i < 4; ++i) {
+      if (!ScalarInput(ctx, kFirstScalar + i, kScalars[i], &scalars[i])) return;
+    }
+    if (!ctx.Input(kFirstScalar + 4, &grad)) return;
+    VariableLocks locks(ctx, use_locking_, kCentered ? std::initializer_list<int>{0, 1, 2, 3}
+                                                     : std::initializer_list<int>{0, 1, 2});
+    const int ms_input = kCentered ? 2 : 1;
+    if (!locks.ok() || !locks.Get(ctx, 0, "var", grad.dtype, &var) ||
+        (kCentered && !locks.Get(ctx, 1, "mg", grad.dtype, &mg)) ||
+        !locks.Get(ctx, ms_input, "ms", grad.dtype, &ms) ||
+        !locks.Get(ctx, ms_input + 1, "mom", grad.dtype, &mom) ||
+        (kCentered && !SameShape(ctx, var, "var", mg, "mg")) ||
+        !SameShape(ctx, var, "var", ms, "ms") || !SameShape(ctx, var, "var", mom, "mom") ||
+        !SameShape(ctx, var, "var", grad, "grad") || var.num_elements() == 0) {
+      return;
+    }
+    const float *lr = scalars[0].as<float>(), *rho = scalars[1].as<float>(),
+                *momentum = scalars[2].as<float>(), *epsilon = scalars[3].as<float>();
+    ctx.Enqueue([var, ms, mom, mg, grad, lr, rho, momentum, epsilon](ComputeUnits& units) {
+      const RMSPropCoefficients c{*lr, 1.0f - *rho, *momentum, *epsilon};
+      RunRMSProp(var.as<float>(), ms.as<float>(), mom.as<float>(),
+                 kCentered ? mg.as<float>() : nullptr, grad.as<float>(), c,
+                 static_cast<size_t>(var.num_elements()), units);
+      return Status();
+    });
+  }
+
+ private:
+  bool use_locking_ = false;
+};
+
+// ResourceApplyAdagrad (var, accum, lr, grad) and, kV2,
+// ResourceApplyAdagradV2 (var, accum, lr, epsilon, grad).
+template <bool kV2>
+class ApplyAdagradKernel {
+ public:
+  explicit ApplyAdagradKernel(KernelConstruction& k) {
+    if (k.GetBool("use_locking", &use_locking_)) k.GetBool("update_slots", &update_slots_);
+  }
+  void Compute(KernelContext& ctx) {
+    Tensor lr, epsilon, grad, var, accum;
+    if (!ScalarInput(ctx, 2, "lr", &lr) || (kV2 && !ScalarInput(ctx, 3, "epsilon", &epsilon)) ||
+        !ctx.Input(kV2 ? 4 : 3, &grad)) {
+      return;
+    }
+    VariableLocks locks(ctx, use_locking_, {0, 1});
+    if (!locks.ok() || !locks.Get(ctx, 0, "var", grad.dtype, &var) ||
+        !locks.Get(ctx, 1, "accum", grad.dtype, &accum) ||
+        !SameShape(ctx, var, "var", accum, "accum") || !SameShape(ctx, var, "var", grad, "grad") ||
+        var.num_elements() == 0) {
+      return;
+    }
+    const bool update_slots = update_slots_;
+    ctx.Enqueue([var, accum, grad, lr, epsilon, update_slots](ComputeUnits& units) {
+      const AdagradCoefficients c{*lr.as<float>(), kV2 ? *epsilon.as<float>() : 0.0f,
+                                  update_slots};
+      RunAdagrad(var.as<float>(), accum.as<float>(), grad.as<float>(), c,
+                 static_cast<size_t>(var.num_elements()), units);
+      return Status();
+    });
+  }
+
+ private:
+  bool use_locking_ = false;
+  bool update_slots_ = true;
+};
+
 bool BindVariableHelpers() {
   VariableHelpers h;
   const bool all = TFPLUGIN_BIND_IMPORT(TF_GetInputTensorFromVariable, &h.get_input) &&
@@ -313,6 +392,12 @@ bool RegisterVariableKernels() {
   RegisterKernel<ApplyMomentumKernel<false>>("ResourceApplyMomentum", {TF_FLOAT}, {"var", "accum"});
   RegisterKernel<ApplyMomentumKernel<true>>("ResourceApplyKerasMomentum", {TF_FLOAT},
                                             {"var", "accum"});
+  RegisterKernel<ApplyRMSPropKernel<false>>("ResourceApplyRMSProp", {TF_FLOAT},
+                                            {"var", "ms", "mom"});
+  RegisterKernel<ApplyRMSPropKernel<true>>("ResourceApplyCenteredRMSProp", {TF_FLOAT},
+                                           {"var", "mg", "ms", "mom"});
+  RegisterKernel<ApplyAdagradKernel<false>>("ResourceApplyAdagrad", {TF_FLOAT}, {"var", "accum"});
+  RegisterKernel<ApplyAdagradKernel<true>>("ResourceApplyAdagradV2", {TF_FLOAT}, {"var", "accum"});
   return true;
 }
 
