@@ -128,33 +128,34 @@ HWY_INLINE V RMSPropStep(D d, const RMSPropCoefficients& c, V g, V& ms, V& mg, V
   return hn::MulAdd(mom, hn::Set(d, c.momentum), step);
 }
 
+// written: var, ms, mom (and mg, centered).
+template <bool kCentered, size_t kWritten>
+HWY_INLINE void RMSPropOver(float* const (&written)[kWritten], const float* HWY_RESTRICT grad,
+                            const RMSPropCoefficients& c, size_t n) {
+  static_assert(kWritten == (kCentered ? 4 : 3), "mg is written only when centered");
+  const hn::ScalableTag<float> d;
+  // Zero lanes past n in the tail give sqrt(epsilon), never copied back.
+  ForEachVector(hn::Lanes(d), written, {grad}, n,
+                [&](float* const* w, const float* const* r) HWY_ATTR {
+                  auto ms = hn::LoadU(d, w[1]), mg = hn::Zero(d);
+                  if constexpr (kCentered) mg = hn::LoadU(d, w[3]);
+                  const auto mom =
+                      RMSPropStep<kCentered>(d, c, hn::LoadU(d, r[0]), ms, mg, hn::LoadU(d, w[2]));
+                  hn::StoreU(ms, d, w[1]);
+                  if constexpr (kCentered) hn::StoreU(mg, d, w[3]);
+                  hn::StoreU(mom, d, w[2]);
+                  hn::StoreU(hn::Sub(hn::LoadU(d, w[0]), mom), d, w[0]);
+                });
+}
+
 void RMSPropF32(float* HWY_RESTRICT var, float* HWY_RESTRICT ms, float* HWY_RESTRICT mom,
                 float* HWY_RESTRICT mg, const float* HWY_RESTRICT grad,
                 const RMSPropCoefficients& c, size_t n) {
-  const hn::ScalableTag<float> d;
-  // Zero lanes past n in the tail give sqrt(epsilon), never copied back.
   if (mg != nullptr) {
-    ForEachVector(hn::Lanes(d), {var, ms, mom, mg}, {grad}, n,
-                  [&](float* const* w, const float* const* r) HWY_ATTR {
-                    auto vms = hn::LoadU(d, w[1]), vmg = hn::LoadU(d, w[3]);
-                    const auto vmom = RMSPropStep<true>(d, c, hn::LoadU(d, r[0]), vms, vmg,
-                                                        hn::LoadU(d, w[2]));
-                    hn::StoreU(vms, d, w[1]);
-                    hn::StoreU(vmg, d, w[3]);
-                    hn::StoreU(vmom, d, w[2]);
-                    hn::StoreU(hn::Sub(hn::LoadU(d, w[0]), vmom), d, w[0]);
-                  });
-    return;
+    RMSPropOver<true>({var, ms, mom, mg}, grad, c, n);
+  } else {
+    RMSPropOver<false>({var, ms, mom}, grad, c, n);
   }
-  ForEachVector(hn::Lanes(d), {var, ms, mom}, {grad}, n,
-                [&](float* const* w, const float* const* r) HWY_ATTR {
-                  auto vms = hn::LoadU(d, w[1]), unused = hn::Zero(d);
-                  const auto vmom = RMSPropStep<false>(d, c, hn::LoadU(d, r[0]), vms, unused,
-                                                       hn::LoadU(d, w[2]));
-                  hn::StoreU(vms, d, w[1]);
-                  hn::StoreU(vmom, d, w[2]);
-                  hn::StoreU(hn::Sub(hn::LoadU(d, w[0]), vmom), d, w[0]);
-                });
 }
 
 void AdagradF32(float* HWY_RESTRICT var, float* HWY_RESTRICT accum,

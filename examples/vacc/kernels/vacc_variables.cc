@@ -190,6 +190,18 @@ bool SameShape(KernelContext& ctx, const Tensor& var, const char* var_name, cons
                                            " " + ShapeText(other.shape));
 }
 
+// The two variables of a one-slot optimizer (momentum, Adagrad): var
+// (input 0) and accum (input 1), locked, of grad's dtype, all three of one
+// shape. False when the kernel failed or the variables are empty (nothing
+// to update).
+bool VarAndAccum(KernelContext& ctx, VariableLocks& locks, const Tensor& grad, Tensor* var,
+                 Tensor* accum) {
+  return locks.ok() && locks.Get(ctx, 0, "var", grad.dtype, var) &&
+         locks.Get(ctx, 1, "accum", grad.dtype, accum) &&
+         SameShape(ctx, *var, "var", *accum, "accum") && SameShape(ctx, *var, "var", grad, "grad") &&
+         var->num_elements() != 0;
+}
+
 // ResourceApplyGradientDescent (var, alpha, delta): var -= alpha * delta.
 class ApplyGradientDescentKernel {
  public:
@@ -268,12 +280,7 @@ class ApplyMomentumKernel {
       return;
     }
     VariableLocks locks(ctx, use_locking_, {0, 1});
-    if (!locks.ok() || !locks.Get(ctx, 0, "var", grad.dtype, &var) ||
-        !locks.Get(ctx, 1, "accum", grad.dtype, &accum) ||
-        !SameShape(ctx, var, "var", accum, "accum") || !SameShape(ctx, var, "var", grad, "grad") ||
-        var.num_elements() == 0) {
-      return;
-    }
+    if (!VarAndAccum(ctx, locks, grad, &var, &accum)) return;
     const bool nesterov = nesterov_;
     ctx.Enqueue([var, accum, grad, lr, momentum, nesterov](ComputeUnits& units) {
       const MomentumCoefficients c{*lr.as<float>(), *momentum.as<float>(), nesterov, kKeras};
@@ -345,12 +352,7 @@ class ApplyAdagradKernel {
       return;
     }
     VariableLocks locks(ctx, use_locking_, {0, 1});
-    if (!locks.ok() || !locks.Get(ctx, 0, "var", grad.dtype, &var) ||
-        !locks.Get(ctx, 1, "accum", grad.dtype, &accum) ||
-        !SameShape(ctx, var, "var", accum, "accum") || !SameShape(ctx, var, "var", grad, "grad") ||
-        var.num_elements() == 0) {
-      return;
-    }
+    if (!VarAndAccum(ctx, locks, grad, &var, &accum)) return;
     const bool update_slots = update_slots_;
     ctx.Enqueue([var, accum, grad, lr, epsilon, update_slots](ComputeUnits& units) {
       const AdagradCoefficients c{*lr.as<float>(), kV2 ? *epsilon.as<float>() : 0.0f,
