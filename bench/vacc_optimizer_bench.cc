@@ -1,22 +1,26 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // bench_vacc_optimizer: vacc's optimizer updates (ResourceApplyAdam,
-// ResourceApplyGradientDescent, ResourceApplyMomentum) over DRAM-sized
-// variables (16 Mi floats, 64 MiB per tensor), each next to two anchors
-// measured in the same run:
-//   - anchor/adam_traffic, anchor/sgd_traffic, anchor/momentum_traffic: a
-//     plain AVX2 loop moving the same bytes in place (Adam reads var, m, v
-//     and the gradient and writes the first three back; SGD reads var and
-//     delta and writes var; momentum reads var, accum and the gradient and
-//     writes the first two) with one add per stream: the machine's
-//     bandwidth for this access pattern, the bound a memory-bound update
-//     can reach;
-//   - anchor/eigen_adam, anchor/eigen_sgd, anchor/eigen_momentum: the update
-//     as an Eigen expression per tensor (Adam m, then v, then var: three
-//     passes; momentum accum, then var: two), the way a CPU functor written
-//     with Eigen tensors computes it.
+// ResourceApplyGradientDescent, ResourceApplyMomentum, ResourceApplyRMSProp,
+// ResourceApplyAdagradV2) over DRAM-sized variables (16 Mi floats, 64 MiB
+// per tensor), each next to two anchors measured in the same run:
+//   - anchor/adam_traffic, anchor/sgd_traffic, anchor/momentum_traffic,
+//     anchor/rmsprop_traffic, anchor/adagrad_traffic: a plain AVX2 loop
+//     moving the same bytes in place (Adam and RMSProp read var, two slots
+//     and the gradient and write the first three back; SGD reads var and
+//     delta and writes var; momentum and Adagrad read var, a slot and the
+//     gradient and write the first two) with one add per stream: the
+//     machine's bandwidth for this access pattern, the bound a memory-bound
+//     update can reach;
+//   - anchor/eigen_adam, anchor/eigen_sgd, anchor/eigen_momentum,
+//     anchor/eigen_rmsprop, anchor/eigen_adagrad: the update as an Eigen
+//     expression per tensor (Adam m, then v, then var: three passes;
+//     RMSProp ms, mom, var: three; momentum accum, then var, and Adagrad
+//     accum, then var: two), the way a CPU functor written with Eigen
+//     tensors computes it.
 // Rates are bytes moved per second, so ratio = vacc's rate / the anchor's.
-// vacc runs RunAdam / RunGradientDescent / RunMomentum (what its kernels'
+// vacc runs RunAdam / RunGradientDescent / RunMomentum / RunRMSProp /
+// RunAdagrad (what its kernels'
 // enqueued work calls) on a vacc stream over 1 or 2 compute units; /paired rows take turns
 // with their anchors in one loop (vacc_paired_rounds.h).
 #include <immintrin.h>
@@ -43,7 +47,7 @@ constexpr char kRate[] = "gbps";  // GB (1e9 bytes) moved per second
 struct Buffers {
   float* var = vacc_bench::Floats(kN, 0.0f);
   float* m = vacc_bench::Floats(kN, 0.0f);
-  float* v = vacc_bench::Floats(kN, 1.0f);  // >= 0.5: a mean of squares
+  float* v = vacc_bench::Floats(kN, 1.0f);  // a mean of squares: stays above g^2 = 0.01
   float* grad = vacc_bench::Floats(kN, 0.1f);
 };
 Buffers& Bufs() {
@@ -51,12 +55,13 @@ Buffers& Bufs() {
   return *b;
 }
 
-enum class Update { kAdam, kSgd, kMomentum };
+enum class Update { kAdam, kSgd, kMomentum, kRMSProp, kAdagrad };
 
-// Adam: 4 tensors read, 3 written; SGD: 2 read, 1 written; momentum: 3 read,
-// 2 written.
+// Adam and RMSProp: 4 tensors read, 3 written; SGD: 2 read, 1 written;
+// momentum and Adagrad: 3 read, 2 written.
 double BytesMoved(Update u) {
-  const double tensors = u == Update::kAdam ? 7.0 : u == Update::kSgd ? 3.0 : 5.0;
+  const bool two_slots = u == Update::kAdam || u == Update::kRMSProp;
+  const double tensors = two_slots ? 7.0 : u == Update::kSgd ? 3.0 : 5.0;
   return tensors * static_cast<double>(kN) * sizeof(float);
 }
 
@@ -114,7 +119,29 @@ void EigenMomentum(Buffers& b, size_t begin, size_t end, const vacc::MomentumCoe
   w -= c.lr * a;
 }
 
+// ms (in v's buffer) += (g^2 - ms) * (1 - rho); mom (in m's) = mom *
+// momentum + lr * g / sqrt(ms + epsilon); var -= mom.
+void EigenRMSProp(Buffers& b, size_t begin, size_t end, const vacc::RMSPropCoefficients& c) {
+  const Eigen::Index n = static_cast<Eigen::Index>(end - begin);
+  Map w(b.var + begin, n), mom(b.m + begin, n), ms(b.v + begin, n);
+  const Map g(b.grad + begin, n);
+  ms += (g.square() - ms) * c.one_minus_rho;
+  mom = mom * c.momentum + (g * c.lr) / (ms + c.epsilon).sqrt();
+  w -= mom;
+}
+
+// accum (in v's buffer) += g^2; var -= lr * g / (sqrt(accum) + epsilon).
+void EigenAdagrad(Buffers& b, size_t begin, size_t end, const vacc::AdagradCoefficients& c) {
+  const Eigen::Index n = static_cast<Eigen::Index>(end - begin);
+  Map w(b.var + begin, n), accum(b.v + begin, n);
+  const Map g(b.grad + begin, n);
+  accum += g.square();
+  w -= (g * c.lr) / (accum.sqrt() + c.epsilon);
+}
+
 const vacc::MomentumCoefficients kMomentum{1e-3f, 0.9f, false, false};
+const vacc::RMSPropCoefficients kRMSProp{1e-3f, 0.1f, 0.9f, 1e-7f};
+const vacc::AdagradCoefficients kAdagrad{1e-3f, 1e-7f, true};
 
 const vacc::AdamCoefficients& Coefficients() {
   static const vacc::AdamCoefficients c =
@@ -126,8 +153,10 @@ std::string AnchorName(const std::string& kind, int threads) {
   return "anchor/" + kind + "/" + kSize + "/t" + std::to_string(threads);
 }
 
-// kind: "{adam,sgd,momentum}_traffic", "eigen_{adam,sgd,momentum}". The
-// chunks are split on 64-byte boundaries for the aligned loads.
+// kind: "{adam,sgd,momentum,rmsprop,adagrad}_traffic",
+// "eigen_{adam,sgd,momentum,rmsprop,adagrad}". The chunks are split on
+// 64-byte boundaries for the aligned loads. RMSProp moves Adam's streams
+// (v's buffer as ms, m's as mom), Adagrad momentum's (v's as accum).
 vacc_bench::Call AnchorCall(const std::string& kind, int threads) {
   Buffers* buffers = &Bufs();
   return [kind, threads, buffers] {
@@ -140,6 +169,10 @@ vacc_bench::Call AnchorCall(const std::string& kind, int threads) {
       if (kind == "eigen_sgd") EigenSgd(b, begin, end, 1e-3f);
       if (kind == "momentum_traffic") MomentumTraffic(b.var, b.m, b.grad, begin, end);
       if (kind == "eigen_momentum") EigenMomentum(b, begin, end, kMomentum);
+      if (kind == "rmsprop_traffic") AdamTraffic(b.var, b.m, b.v, b.grad, begin, end);
+      if (kind == "eigen_rmsprop") EigenRMSProp(b, begin, end, kRMSProp);
+      if (kind == "adagrad_traffic") MomentumTraffic(b.var, b.v, b.grad, begin, end);
+      if (kind == "eigen_adagrad") EigenAdagrad(b, begin, end, kAdagrad);
     });
     benchmark::ClobberMemory();
     return std::string();
@@ -149,6 +182,8 @@ vacc_bench::Call AnchorCall(const std::string& kind, int threads) {
 std::vector<std::string> AnchorKinds(Update u) {
   if (u == Update::kAdam) return {"adam_traffic", "eigen_adam"};
   if (u == Update::kSgd) return {"sgd_traffic", "eigen_sgd"};
+  if (u == Update::kRMSProp) return {"rmsprop_traffic", "eigen_rmsprop"};
+  if (u == Update::kAdagrad) return {"adagrad_traffic", "eigen_adagrad"};
   return {"momentum_traffic", "eigen_momentum"};
 }
 
@@ -174,6 +209,12 @@ void RunUpdate(benchmark::State& state, Update u, int threads, bool paired) {
           break;
         case Update::kMomentum:
           vacc::RunMomentum(b.var, b.m, b.grad, kMomentum, kN, units);
+          break;
+        case Update::kRMSProp:
+          vacc::RunRMSProp(b.var, b.v, b.m, nullptr, b.grad, kRMSProp, kN, units);
+          break;
+        case Update::kAdagrad:
+          vacc::RunAdagrad(b.var, b.v, b.grad, kAdagrad, kN, units);
           break;
       }
       return vacc::Status();
@@ -201,7 +242,9 @@ int main(int argc, char** argv) {
   const std::pair<Update, const char*> kUpdates[] = {
       {Update::kAdam, "ResourceApplyAdam"},
       {Update::kSgd, "ResourceApplyGradientDescent"},
-      {Update::kMomentum, "ResourceApplyMomentum"}};
+      {Update::kMomentum, "ResourceApplyMomentum"},
+      {Update::kRMSProp, "ResourceApplyRMSProp"},
+      {Update::kAdagrad, "ResourceApplyAdagradV2"}};
   for (int t : {1, 2}) {
     for (const auto& [u, op] : kUpdates) {
       for (const std::string& kind : AnchorKinds(u)) {
