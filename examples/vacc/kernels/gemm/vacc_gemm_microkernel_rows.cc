@@ -221,6 +221,17 @@ void RowsPairKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda, int
   RowsTileF32<R, D, 2>(kc, a, lda, seg_len, seg_stride, b, c, ldc, n, accumulate, fetch_c);
 }
 
+// How far ahead (rows of B) the packing kernel fetches the rows it reads:
+// its B rows come from L3 one line per row (a B of 128 columns puts them
+// 512 bytes apart, a new page every 8 rows, where the hardware prefetcher
+// starts over). With the advancing pointers of its packing loop (below):
+// 32 x 784 x 128 on Zen3 (AVX2), paired with oneDNN, 5 repetitions, builds
+// alternating three times: t1 0.983-0.997 -> 1.010-1.012, t2 0.985-1.010
+// -> 1.001-1.008. In a stand-alone copy of the path, 8 or 16 rows ahead ran
+// the same, 32 a little and 64 clearly slower, into L2 only (prefetcht2)
+// slower than none.
+constexpr int64_t kPackFetchRows = 16;
+
 // RowsTileF32 for a plain A (one segment) and a full panel of a row-major
 // float32 B read in place, rows ldb apart. With kPackB it packs the panel
 // as it goes: each row of B it loads is also stored to b_packed (kc x 2
@@ -244,18 +255,8 @@ void RowsPairKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda, int
 // and 256 x 512 x 512 1.04x: the A fetch alone 1.02-1.03x, the B fetch
 // alone 1.00-1.015x; with operands in L3 the B fetch 1.02-1.03x and the A
 // fetch nothing. Into L2 only (prefetcht2) the B fetch gained nothing, and
-// neither did a run's first tile fetching its own B rows 8-32 ahead.
-// How far ahead (rows of B) the packing kernel fetches the rows it reads:
-// its B rows come from L3 one line per row (a B of 128 columns puts them
-// 512 bytes apart, a new page every 8 rows, where the hardware prefetcher
-// starts over). Together with the advancing pointers below: 32 x 784 x 128
-// on Zen3 (AVX2), paired with oneDNN, 5 repetitions, builds alternating
-// three times: t1 0.983-0.997 -> 1.010-1.012, t2 0.985-1.010 ->
-// 1.001-1.008. In a stand-alone copy of the path, 8 or 16 rows ahead ran
-// the same, 32 a little and 64 clearly slower, into L2 only (prefetcht2)
-// slower than none.
-constexpr int64_t kPackFetchRows = 16;
-
+// neither did a run's first tile fetching its own B rows 8-32 ahead (on
+// Zen4, reading in place; packing on Zen3 it does pay: kPackFetchRows).
 template <int R, class D, bool kPackB, int kPanels = 1>
 void RowsBInPlaceKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda,
                            const float* HWY_RESTRICT b, int64_t ldb,
