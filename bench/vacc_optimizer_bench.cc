@@ -23,16 +23,16 @@
 // RunAdagrad (what its kernels'
 // enqueued work calls) on a vacc stream over 1 or 2 compute units; /paired rows take turns
 // with their anchors in one loop (vacc_paired_rounds.h).
+#include <benchmark/benchmark.h>
 #include <immintrin.h>
 
 #include <Eigen/Core>
 #include <cstddef>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <benchmark/benchmark.h>
 
 #include "kernels/vacc_optimizer.h"
 #include "vacc_bench_device.h"
@@ -77,7 +77,8 @@ __attribute__((target("avx2"))) void AdamTraffic(float* w, float* m, float* v, c
   }
 }
 
-__attribute__((target("avx2"))) void SgdTraffic(float* w, const float* d, size_t begin, size_t end) {
+__attribute__((target("avx2"))) void SgdTraffic(float* w, const float* d, size_t begin,
+                                                size_t end) {
   for (size_t i = begin; i < end; i += 8) {
     _mm256_store_ps(w + i, _mm256_add_ps(_mm256_load_ps(w + i), _mm256_load_ps(d + i)));
   }
@@ -158,22 +159,33 @@ std::string AnchorName(const std::string& kind, int threads) {
 // 64-byte boundaries for the aligned loads. RMSProp moves Adam's streams
 // (v's buffer as ms, m's as mom), Adagrad momentum's (v's as accum).
 vacc_bench::Call AnchorCall(const std::string& kind, int threads) {
+  // The kind is resolved once, not on every timed call.
+  using Pass = void (*)(Buffers&, size_t, size_t);
+  const std::pair<const char*, Pass> kPasses[] = {
+      {"adam_traffic",
+       [](Buffers& b, size_t i, size_t e) { AdamTraffic(b.var, b.m, b.v, b.grad, i, e); }},
+      {"sgd_traffic", [](Buffers& b, size_t i, size_t e) { SgdTraffic(b.var, b.grad, i, e); }},
+      {"momentum_traffic",
+       [](Buffers& b, size_t i, size_t e) { MomentumTraffic(b.var, b.m, b.grad, i, e); }},
+      {"rmsprop_traffic",
+       [](Buffers& b, size_t i, size_t e) { AdamTraffic(b.var, b.m, b.v, b.grad, i, e); }},
+      {"adagrad_traffic",
+       [](Buffers& b, size_t i, size_t e) { MomentumTraffic(b.var, b.v, b.grad, i, e); }},
+      {"eigen_adam", [](Buffers& b, size_t i, size_t e) { EigenAdam(b, i, e, Coefficients()); }},
+      {"eigen_sgd", [](Buffers& b, size_t i, size_t e) { EigenSgd(b, i, e, 1e-3f); }},
+      {"eigen_momentum", [](Buffers& b, size_t i, size_t e) { EigenMomentum(b, i, e, kMomentum); }},
+      {"eigen_rmsprop", [](Buffers& b, size_t i, size_t e) { EigenRMSProp(b, i, e, kRMSProp); }},
+      {"eigen_adagrad", [](Buffers& b, size_t i, size_t e) { EigenAdagrad(b, i, e, kAdagrad); }},
+  };
+  Pass pass = nullptr;
+  for (const auto& [name, p] : kPasses) {
+    if (kind == name) pass = p;
+  }
+  if (pass == nullptr) std::abort();  // AnchorKinds names only the kinds above
   Buffers* buffers = &Bufs();
-  return [kind, threads, buffers] {
-    Buffers& b = *buffers;
-    vacc_bench::SplitOnThreads(threads, kN / 16, [&](size_t lo, size_t hi) {
-      const size_t begin = lo * 16, end = hi * 16;
-      if (kind == "adam_traffic") AdamTraffic(b.var, b.m, b.v, b.grad, begin, end);
-      if (kind == "sgd_traffic") SgdTraffic(b.var, b.grad, begin, end);
-      if (kind == "eigen_adam") EigenAdam(b, begin, end, Coefficients());
-      if (kind == "eigen_sgd") EigenSgd(b, begin, end, 1e-3f);
-      if (kind == "momentum_traffic") MomentumTraffic(b.var, b.m, b.grad, begin, end);
-      if (kind == "eigen_momentum") EigenMomentum(b, begin, end, kMomentum);
-      if (kind == "rmsprop_traffic") AdamTraffic(b.var, b.m, b.v, b.grad, begin, end);
-      if (kind == "eigen_rmsprop") EigenRMSProp(b, begin, end, kRMSProp);
-      if (kind == "adagrad_traffic") MomentumTraffic(b.var, b.v, b.grad, begin, end);
-      if (kind == "eigen_adagrad") EigenAdagrad(b, begin, end, kAdagrad);
-    });
+  return [pass, threads, buffers] {
+    vacc_bench::SplitOnThreads(threads, kN / 16,
+                               [&](size_t lo, size_t hi) { pass(*buffers, lo * 16, hi * 16); });
     benchmark::ClobberMemory();
     return std::string();
   };
@@ -239,12 +251,11 @@ void RunUpdate(benchmark::State& state, Update u, int threads, bool paired) {
 
 int main(int argc, char** argv) {
   if (!vacc_bench::SelectSimdFromEnvironment()) return 2;
-  const std::pair<Update, const char*> kUpdates[] = {
-      {Update::kAdam, "ResourceApplyAdam"},
-      {Update::kSgd, "ResourceApplyGradientDescent"},
-      {Update::kMomentum, "ResourceApplyMomentum"},
-      {Update::kRMSProp, "ResourceApplyRMSProp"},
-      {Update::kAdagrad, "ResourceApplyAdagradV2"}};
+  const std::pair<Update, const char*> kUpdates[] = {{Update::kAdam, "ResourceApplyAdam"},
+                                                     {Update::kSgd, "ResourceApplyGradientDescent"},
+                                                     {Update::kMomentum, "ResourceApplyMomentum"},
+                                                     {Update::kRMSProp, "ResourceApplyRMSProp"},
+                                                     {Update::kAdagrad, "ResourceApplyAdagradV2"}};
   for (int t : {1, 2}) {
     for (const auto& [u, op] : kUpdates) {
       for (const std::string& kind : AnchorKinds(u)) {
@@ -256,7 +267,8 @@ int main(int argc, char** argv) {
   }
   for (int t : {1, 2}) {
     for (bool paired : {false, true}) {
-      const std::string suffix = std::string("/") + kSize + "/t" + std::to_string(t) + (paired ? "/paired" : "");
+      const std::string suffix =
+          std::string("/") + kSize + "/t" + std::to_string(t) + (paired ? "/paired" : "");
       for (const auto& [u, op] : kUpdates) {
         benchmark::RegisterBenchmark((op + suffix).c_str(), RunUpdate, u, t, paired)
             ->UseRealTime()
