@@ -181,7 +181,11 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
                 ComputeUnits* units) {
   if (EmptyProduct(a, b, c, ldc, accumulate)) return;
   const int64_t m = a.rows(), k = a.cols(), n = b.cols;
-  const MicroKernel uk = CurrentMicroKernel();
+  // A row-major float32 A, which the first panel's tiles pack (below), in
+  // grouped panels: packing those is a copy of four values per row
+  // (APanels, vacc_gemm_microkernel.cc).
+  const MicroKernel uk = CurrentMicroKernel(
+      false, FloatRowsInPlace(a) != nullptr ? APanels::kGroups : APanels::kInterleaved);
   const int64_t mr = uk.mr, nr = uk.nr;
   const int64_t kc_max = EvenBlockLength(k, kKC);
   // Columns per jc block: a unit keeps all of K of them packed.

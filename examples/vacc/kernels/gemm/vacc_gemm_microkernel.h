@@ -24,6 +24,14 @@ inline int64_t FetchedFloats(int64_t kc) { return kc / kFetchKSteps * kFetchLine
 constexpr int64_t kFetchRowKSteps = 2;
 inline int64_t FetchedRows(int64_t kc) { return kc / kFetchRowKSteps; }
 
+// How a kernel set lays out its packed A panels (vacc_gemm_microkernel.cc
+// says why there are two): k-major, A(r, k) at a[k * mr + r], as
+// MatrixA::Pack writes them; or, on targets with native FMA, in groups of
+// four k steps with each row's four values together,
+// a[(k / 4) * 4 * mr + r * 4 + k % 4] (a last group of t = kc % 4 steps has
+// its rows t apart). Other targets lay out kGroups panels as kInterleaved.
+enum class APanels { kInterleaved, kGroups };
+
 struct MicroKernel {
   int mr = 0;  // rows of the tile (A panel width)
   int nr = 0;  // columns of the tile (B panel width)
@@ -46,8 +54,8 @@ struct MicroKernel {
                       float* b_packed, float* c, int64_t ldc, int m, bool accumulate) = nullptr;
   // The same with m rows of a float32 A read in place, A(r, k) at
   // a[r * a_row_step + k * a_k_step] with one of the steps 1 (a row-major
-  // A, or a transposed one), which it also packs into a_packed as
-  // MatrixA::Pack would (rows past m hold copies of row m-1, not zeros:
+  // A, or a transposed one), which it also packs into a_packed in the set's
+  // layout (APanels; rows past m hold copies of row m-1, not zeros:
   // only the store looks at m). The first panel of a block packs A this way
   // instead of a pass of its own, which was 4-5% of 512^3 on Zen4: on one
   // unit 512^3 and 1024^3 ran 1.02-1.03x, 256 x 784 x 512 1.02x; on two,
@@ -69,7 +77,13 @@ struct MicroKernel {
 // tile, and on a core that runs 512-bit FMAs as two 256-bit halves (AMD
 // Zen4) each instruction costs half as much: a 256 x 512 x 10 MatMul ran
 // 1.84x as fast on one unit, 1.74x on two.
-MicroKernel CurrentMicroKernel(bool half_width = false);
+//
+// a_panels: the layout of the A panels that run and run_packing read and
+// run_packing_a writes. kGroups is for a float32 A in memory that the first
+// panel's tiles pack (PackedGemm); A packed by MatrixA::Pack (or any
+// PackableA) is kInterleaved.
+MicroKernel CurrentMicroKernel(bool half_width = false,
+                               APanels a_panels = APanels::kInterleaved);
 
 // C[0..m) x [0..n) (+)= the first m x n of tile (rows ld apart): how the
 // micro-kernels store an edge tile, from a buffer. Out of line on purpose:
