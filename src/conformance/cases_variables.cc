@@ -28,6 +28,9 @@ std::vector<Shape> VariableShapes(Size size) {
   return shapes;
 }
 
+// A scalar input of `dtype` holding v (rounded as the kernel sees it).
+HostTensor Scalar(TF_DataType dtype, double v) { return Encode(dtype, ref::Tensor{{}, {v}}); }
+
 // Marks inputs `indices` as variables, wanting `values` after the run.
 void WantVariables(Case* c, TF_DataType dtype, const std::vector<size_t>& indices,
                    const std::vector<ref::Tensor>& values, const Tolerance& tolerance) {
@@ -56,7 +59,7 @@ void GradientDescentCases(const std::string& op, TF_DataType dtype, Size size, R
   for (const Shape& s : VariableShapes(size)) {
     const double alpha = rng.Uniform(0.01, 0.5);
     Case k = NewCase(op, op + "(var " + ShapeText(s) + ", alpha, delta)", "T", dtype);
-    k.inputs = {Encode(dtype, Random(rng, dtype, s)), Encode(dtype, ref::Tensor{{}, {alpha}}),
+    k.inputs = {Encode(dtype, Random(rng, dtype, s)), Scalar(dtype, alpha),
                 Encode(dtype, Random(rng, dtype, s))};
     ref::Tensor var = Decode(k.inputs[0]);
     ref::ApplyGradientDescent(&var, Decode(k.inputs[1]).v[0], Decode(k.inputs[2]));
@@ -74,14 +77,14 @@ void AdamCases(const std::string& op, TF_DataType dtype, Size size, Rng& rng, st
       const int64_t t = rng.Int(1, 20);
       ref::AdamParams p{std::pow(beta1, t), std::pow(beta2, t), rng.Uniform(0.001, 0.1), beta1, beta2,
                         1e-3 * rng.Uniform(0.001, 1), nesterov};
-      auto scalar = [&](double v) { return Encode(dtype, ref::Tensor{{}, {v}}); };
       Case k = NewCase(op, op + "(var " + ShapeText(s) + ", m, v, ..., grad" +
                                (nesterov ? ", use_nesterov=true)" : ")"), "T", dtype);
       k.attrs = {{"use_nesterov", nesterov ? "true" : "false"}};
       k.inputs = {Encode(dtype, Random(rng, dtype, s)), Encode(dtype, Random(rng, dtype, s, -1, 1)),
                   Encode(dtype, Random(rng, dtype, s, 0, 4)),  // v >= 0: a mean of squares
-                  scalar(p.beta1_power), scalar(p.beta2_power), scalar(p.lr), scalar(p.beta1),
-                  scalar(p.beta2), scalar(p.epsilon), Encode(dtype, Random(rng, dtype, s))};
+                  Scalar(dtype, p.beta1_power), Scalar(dtype, p.beta2_power),
+                  Scalar(dtype, p.lr), Scalar(dtype, p.beta1), Scalar(dtype, p.beta2),
+                  Scalar(dtype, p.epsilon), Encode(dtype, Random(rng, dtype, s))};
       // The reference uses the scalars as the kernel sees them (rounded).
       p = {Decode(k.inputs[3]).v[0], Decode(k.inputs[4]).v[0], Decode(k.inputs[5]).v[0],
            Decode(k.inputs[6]).v[0], Decode(k.inputs[7]).v[0], Decode(k.inputs[8]).v[0], nesterov};
@@ -100,13 +103,12 @@ void MomentumCases(const std::string& op, TF_DataType dtype, Size size, Rng& rng
   const bool keras = op == "ResourceApplyKerasMomentum";
   for (bool nesterov : {false, true}) {
     for (const Shape& s : VariableShapes(size)) {
-      auto scalar = [&](double v) { return Encode(dtype, ref::Tensor{{}, {v}}); };
       Case k = NewCase(op, op + "(var " + ShapeText(s) + ", accum, lr, grad, momentum" +
                                (nesterov ? ", use_nesterov=true)" : ")"), "T", dtype);
       k.attrs = {{"use_nesterov", nesterov ? "true" : "false"}};
       k.inputs = {Encode(dtype, Random(rng, dtype, s)), Encode(dtype, Random(rng, dtype, s, -1, 1)),
-                  scalar(rng.Uniform(0.001, 0.1)), Encode(dtype, Random(rng, dtype, s)),
-                  scalar(rng.Uniform(0.5, 0.99))};
+                  Scalar(dtype, rng.Uniform(0.001, 0.1)), Encode(dtype, Random(rng, dtype, s)),
+                  Scalar(dtype, rng.Uniform(0.5, 0.99))};
       ref::Tensor var = Decode(k.inputs[0]), accum = Decode(k.inputs[1]);
       ref::ApplyMomentum(&var, &accum, Decode(k.inputs[2]).v[0], Decode(k.inputs[3]),
                          Decode(k.inputs[4]).v[0], nesterov, keras);
@@ -122,7 +124,6 @@ void RMSPropCases(const std::string& op, TF_DataType dtype, Size size, Rng& rng,
                   std::vector<Case>* out) {
   const bool centered = op == "ResourceApplyCenteredRMSProp";
   for (const Shape& s : VariableShapes(size)) {
-    auto scalar = [&](double v) { return Encode(dtype, ref::Tensor{{}, {v}}); };
     Case k = NewCase(op, op + "(var " + ShapeText(s) + (centered ? ", mg" : "") +
                              ", ms, mom, lr, rho, momentum, epsilon, grad)",
                      "T", dtype);
@@ -135,7 +136,7 @@ void RMSPropCases(const std::string& op, TF_DataType dtype, Size size, Rng& rng,
     k.inputs.push_back(Encode(dtype, Random(rng, dtype, s, -1, 1)));
     for (double v : {rng.Uniform(0.001, 0.1), rng.Uniform(0.8, 0.99), rng.Uniform(0, 0.9),
                      1e-3 * rng.Uniform(0.001, 1)}) {
-      k.inputs.push_back(scalar(v));
+      k.inputs.push_back(Scalar(dtype, v));
     }
     k.inputs.push_back(Encode(dtype, Random(rng, dtype, s)));
     const size_t v = centered ? 1 : 0;  // inputs after var shift by mg
@@ -161,15 +162,14 @@ void AdagradCases(const std::string& op, TF_DataType dtype, Size size, Rng& rng,
   const bool v2 = op == "ResourceApplyAdagradV2";
   for (bool update_slots : {true, false}) {
     for (const Shape& s : VariableShapes(size)) {
-      auto scalar = [&](double v) { return Encode(dtype, ref::Tensor{{}, {v}}); };
       Case k = NewCase(op, op + "(var " + ShapeText(s) + ", accum, lr" + (v2 ? ", epsilon" : "") +
                                ", grad" + (update_slots ? ")" : ", update_slots=false)"),
                        "T", dtype);
       k.attrs = {{"update_slots", update_slots ? "true" : "false"}};
       // accum > 0: a sum of squares since its initial value (Keras: 0.1).
       k.inputs = {Encode(dtype, Random(rng, dtype, s)), Encode(dtype, Random(rng, dtype, s, 0.1, 2)),
-                  scalar(rng.Uniform(0.001, 0.1))};
-      if (v2) k.inputs.push_back(scalar(1e-3 * rng.Uniform(0.001, 1)));
+                  Scalar(dtype, rng.Uniform(0.001, 0.1))};
+      if (v2) k.inputs.push_back(Scalar(dtype, 1e-3 * rng.Uniform(0.001, 1)));
       k.inputs.push_back(Encode(dtype, Random(rng, dtype, s)));
       ref::Tensor var = Decode(k.inputs[0]), accum = Decode(k.inputs[1]);
       ref::ApplyAdagrad(&var, &accum, Decode(k.inputs[2]).v[0], v2 ? Decode(k.inputs[3]).v[0] : 0,
