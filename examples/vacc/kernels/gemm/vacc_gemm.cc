@@ -181,11 +181,18 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
                 ComputeUnits* units) {
   if (EmptyProduct(a, b, c, ldc, accumulate)) return;
   const int64_t m = a.rows(), k = a.cols(), n = b.cols;
-  // A row-major float32 A, which the first panel's tiles pack (below), in
-  // grouped panels: packing those is a copy of four values per row
-  // (APanels, vacc_gemm_microkernel.cc).
+  // A float32 A in memory, plain or transposed, is packed by the tiles of
+  // each block's first B panel (run_packing_a; see below).
+  const Matrix* am = a.InMemory();
+  const Matrix* a_in_place = am != nullptr && am->dtype == TF_FLOAT &&
+                                     (am->col_stride == 1 || am->row_stride == 1)
+                                 ? am
+                                 : nullptr;
+  // A row-major one into grouped panels: packing those is a copy of four
+  // values per row (APanels, vacc_gemm_microkernel.h).
+  const bool a_rows_in_place = a_in_place != nullptr && a_in_place->col_stride == 1;
   const MicroKernel uk = CurrentMicroKernel(
-      false, FloatRowsInPlace(a) != nullptr ? APanels::kGroups : APanels::kInterleaved);
+      /*half_width=*/false, a_rows_in_place ? APanels::kGroups : APanels::kInterleaved);
   const int64_t mr = uk.mr, nr = uk.nr;
   const int64_t kc_max = EvenBlockLength(k, kKC);
   // Columns per jc block: a unit keeps all of K of them packed.
@@ -221,8 +228,8 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   // 0.97-0.99x: there the first tiles keep packing. AMD not measured.
   const Matrix* b_in_place = b.dtype == TF_FLOAT && b.col_stride == 1 ? &b : nullptr;
   const bool b_rows_share_sets = b.col_stride == 1 && RowsShareCacheSets(b);
-  // Likewise a float32 A with contiguous rows or columns (transposed), by
-  // the tiles of each block's first panel (run_packing_a). Those tiles read
+  // A float32 A in memory (a_in_place, above) is packed likewise, by the
+  // tiles of each block's first panel (run_packing_a). Those tiles read
   // A from L3 or memory and run slower than the rest: in the 1x1 Conv2D
   // (6272 x 256 x 128, Zen3, one unit, perf in bench_vacc_conv) 21% of the
   // time for 12.5% of the FMAs. Tried, in paired rounds against oneDNN
@@ -232,11 +239,6 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   // 1.000 -> 1.004 / 0.957 -> 0.960; the chunk taken tile by tile (every
   // panel of a tile before the next, A's tile then in L1) 0.981 -> 0.987
   // / 0.930 -> 0.911. Neither was kept.
-  const Matrix* am = a.InMemory();
-  const Matrix* a_in_place = am != nullptr && am->dtype == TF_FLOAT &&
-                                     (am->col_stride == 1 || am->row_stride == 1)
-                                 ? am
-                                 : nullptr;
 
   for (int64_t jc = 0; jc < n; jc += nc) {
     const int64_t ncur = std::min(nc, n - jc), panels = CeilDiv(ncur, nr);

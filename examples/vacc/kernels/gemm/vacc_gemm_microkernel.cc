@@ -67,12 +67,9 @@ HWY_INLINE void CopyBits(const float* from, float* to) {
 // no faster: its time goes to waiting for A's lines, one per k step.)
 enum ASource { kPacked, kRows, kColumns };
 
-// The packed A panels of a kernel set (APanels, vacc_gemm_microkernel.h):
-// A(r, k) at a[k * MR + r] (kInterleaved, MatrixA::Pack's layout), or in
-// groups of four k steps with each row's four values together (kGroups:
-// a[(k / 4) * 4 * MR + r * 4 + k % 4]; the last group, of t = kc % 4 steps,
-// has its rows t apart, so a panel is kc * MR floats either way). A
-// row-major A packed on the way (kRows) then takes one 16-byte load and
+// Why a kernel set can group its packed A panels by four k steps (the
+// layouts: APanels, vacc_gemm_microkernel.h; a panel is kc * MR floats
+// either way). A row-major A packed on the way (kRows) then takes one 16-byte load and
 // store per row per group; interleaved it takes a load and a store per
 // value, 24 of each per four k steps at MR = 6 beside the FMAs' 32 loads,
 // which GCC 12 turned into vmovd / vpinsrd / vpunpcklqdq merges (shuffles,
