@@ -129,6 +129,11 @@ TEST(VaccElementwise, UnaryF32KnownValuesAndNaN) {
     EXPECT_EQ(y[1], 0.0f);
     EXPECT_EQ(y[3], 7.0f);
     EXPECT_EQ(y[5], INFINITY);
+    const float negative_zero = -0.0f;  // x < 0 is false: kept, sign and all
+    UnaryF32(UnaryOp::kRelu, &negative_zero, y, 1);
+    EXPECT_TRUE(y[0] == 0.0f && std::signbit(y[0]));
+    UnaryF32(UnaryOp::kRelu6, &negative_zero, y, 1);
+    EXPECT_TRUE(y[0] == 0.0f && std::signbit(y[0]));
     UnaryF32(UnaryOp::kRelu6, x, y, 6);
     EXPECT_TRUE(std::isnan(y[0]));
     EXPECT_EQ(y[3], 6.0f);
