@@ -694,24 +694,24 @@ TEST_F(GemmTest, InterleaveRowsWidensBFloat16EveryWidth) {
 }
 
 // The micro-kernel that reads A in place (plain or transposed) leaves in
-// its packed panel what MatrixA::Pack writes, for every tile height and
-// depths around the unrolled steps, on every target. (Through C the GEMM
-// tests only see the panel's effect; this names the value that differs.)
-// Rows past m are unspecified by contract and not compared.
+// its packed panel what MatrixA::Pack writes, in the set's layout
+// (APanelIndex; MatrixA::Pack's is kInterleaved), for every tile height and
+// depths around the unrolled steps and groups, for both layouts on every
+// target. (Through C the GEMM tests only see the panel's effect; this names
+// the value that differs.) Rows past m are unspecified by contract and not
+// compared.
 TEST_F(GemmTest, PackingAKernelPacksAsMatrixAPack) {
   // Room for the tallest tile (MR 8 on AVX-512) below kRow0, plus a row.
   constexpr int64_t kRowsA = 11, kColsA = 40, kRow0 = 2, kCol0 = 3;
   std::vector<float> a(static_cast<size_t>(kRowsA * kColsA));
   for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i) + 0.5f;
-  for (const std::string& target : AvailableSimdTargets()) {
-    Select(target);
-    const gemm::MicroKernel uk = gemm::CurrentMicroKernel();
-    ASSERT_LE(kRow0 + uk.mr, kRowsA) << target << ": the test's A is shorter than a tile";
+  auto check = [&](const gemm::MicroKernel& uk, const std::string& set) {
+    ASSERT_LE(kRow0 + uk.mr, kRowsA) << set << ": the test's A is shorter than a tile";
     for (bool transposed : {false, true}) {
       const Matrix ma = transposed ? gemm::RowMajor(a.data(), TF_FLOAT, kColsA, kRowsA, true)
                                    : gemm::RowMajor(a.data(), TF_FLOAT, kRowsA, kColsA, false);
       for (int m = 1; m <= uk.mr; ++m) {
-        for (int64_t kc : {1, 4, 7, 37}) {
+        for (int64_t kc : {1, 4, 6, 7, 37}) {
           std::vector<float> expected(static_cast<size_t>(kc * uk.mr));
           gemm::MatrixA(ma).Pack(kRow0, m, kCol0, kc, uk.mr, expected.data());
           std::vector<float> packed(expected.size(), -1.0f);
@@ -724,15 +724,27 @@ TEST_F(GemmTest, PackingAKernelPacksAsMatrixAPack) {
                            nullptr, c.data(), uk.nr, m, uk.nr, false);
           for (int64_t k = 0; k < kc; ++k) {
             for (int r = 0; r < m; ++r) {
-              const size_t at = static_cast<size_t>(k * uk.mr + r);
-              ASSERT_EQ(packed[at], expected[at])
-                  << target << (transposed ? " A^T" : " A") << " m " << m << " kc " << kc
+              const auto at = [&](gemm::APanels layout) {
+                return static_cast<size_t>(gemm::APanelIndex(layout, kc, uk.mr, k, r));
+              };
+              ASSERT_EQ(packed[at(uk.a_panels)], expected[at(gemm::APanels::kInterleaved)])
+                  << set << (transposed ? " A^T" : " A") << " m " << m << " kc " << kc
                   << " at k " << k << ", row " << r;
             }
           }
         }
       }
     }
+  };
+  for (const std::string& target : AvailableSimdTargets()) {
+    Select(target);
+    const gemm::MicroKernel interleaved = gemm::CurrentMicroKernel(false, gemm::APanels::kInterleaved);
+    EXPECT_EQ(interleaved.a_panels, gemm::APanels::kInterleaved) << target;
+    check(interleaved, target);
+    // Grouped where the target has native FMA (the AVX2 and AVX-512 ones).
+    const gemm::MicroKernel grouped = gemm::CurrentMicroKernel(false, gemm::APanels::kGroups);
+    EXPECT_EQ(grouped.a_panels == gemm::APanels::kGroups, target.rfind("AVX", 0) == 0) << target;
+    check(grouped, target + " (grouped set)");
   }
 }
 

@@ -81,6 +81,8 @@ enum ASource { kPacked, kRows, kColumns };
 // Conv2D (6272 x 256 x 128) went from 21% to 17% of its time (perf). Only
 // targets with native FMA group (their k loop runs four steps at a time);
 // the others lay kGroups panels out as kInterleaved.
+template <APanels kAsked>
+constexpr bool kGroupsPanels = kAsked == APanels::kGroups && HWY_NATIVE_FMA;
 
 // B comes packed (kPackB false: b is the KC x NR panel, b_step = 2N), or
 // in place from a row-major float32 B (kPackB true: row k at b + k*b_step),
@@ -104,7 +106,7 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   // A's panel grouped (APanels above; not without native FMA), and the
   // distance between its rows within the current group: 4, and in the
   // last group the steps left.
-  constexpr bool kGroups = kLayout == APanels::kGroups && HWY_NATIVE_FMA;
+  constexpr bool kGroups = kGroupsPanels<kLayout>;
   int64_t group_step = 4;
   // Row r of an A in place (unused otherwise).
   const float *a0 = a, *a1 = a, *a2 = a, *a3 = a, *a4 = a, *a5 = a, *a6 = a, *a7 = a;
@@ -181,8 +183,10 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   // +2-4%, whole GEMMs 256^3-2048^3 +3-19%. Without FMA (SSE4) a
   // multiply-add needs a temporary, there is no spare register, and
   // unrolling made GCC spill: one step per iteration there. The packing
-  // variant spills one B vector per 4 steps on AVX2 (16 registers); it runs
-  // one row tile per panel, so that was left as it is.
+  // variants reload from the stack on AVX2 (16 registers) in GCC 12's
+  // code: the B-packing one ~11 values per 4 steps, the A-packing one two
+  // accumulators. They run one tile in a panel or in a row of tiles, so
+  // that was left as it is.
   // S k steps on. An A in place: what it reads kAheadA steps on is fetched
   // (from L3 or memory: MR short row streams, or one line per k step). Row
   // by row, the same for the next tile's rows (the next kMR rows of A):
@@ -371,6 +375,7 @@ MicroKernel MakeMicroKernel(bool fetch_to_l1) {
   k.run = fetch_to_l1 ? &KernelF32<D, kMR, kLayout, true> : &KernelF32<D, kMR, kLayout, false>;
   k.run_packing = &KernelPackingF32<D, kMR, kLayout>;
   k.run_packing_a = &KernelPackingAnyAF32<D, kMR, kLayout>;
+  k.a_panels = kGroupsPanels<kLayout> ? APanels::kGroups : APanels::kInterleaved;
   k.target = hwy::TargetName(HWY_TARGET);
   return k;
 }

@@ -27,10 +27,20 @@ inline int64_t FetchedRows(int64_t kc) { return kc / kFetchRowKSteps; }
 // How a kernel set lays out its packed A panels (vacc_gemm_microkernel.cc
 // says why there are two): k-major, A(r, k) at a[k * mr + r], as
 // MatrixA::Pack writes them; or, on targets with native FMA, in groups of
-// four k steps with each row's four values together,
-// a[(k / 4) * 4 * mr + r * 4 + k % 4] (a last group of t = kc % 4 steps has
-// its rows t apart). Other targets lay out kGroups panels as kInterleaved.
+// four k steps with each row's four values together (a last group of
+// t = kc % 4 steps has its rows t apart). Other targets lay out kGroups
+// panels as kInterleaved.
 enum class APanels { kInterleaved, kGroups };
+
+// Where A(r, k) of a panel kc deep and mr rows wide sits in `layout` (the
+// layout a kernel set's panels have: MicroKernel::a_panels). The kernels
+// step through panels with pointers; the tests check them against this.
+inline int64_t APanelIndex(APanels layout, int64_t kc, int mr, int64_t k, int r) {
+  if (layout == APanels::kInterleaved) return k * mr + r;
+  const int64_t group = k / 4 * 4;
+  const int64_t steps = kc - group < 4 ? kc - group : 4;  // the last group's may be fewer
+  return group * mr + r * steps + k % 4;
+}
 
 struct MicroKernel {
   int mr = 0;  // rows of the tile (A panel width)
@@ -66,6 +76,10 @@ struct MicroKernel {
   void (*run_packing_a)(int64_t kc, const float* a, int64_t a_row_step, int64_t a_k_step,
                         float* a_packed, const float* b, int64_t ldb, float* b_packed, float* c,
                         int64_t ldc, int m, int n, bool accumulate) = nullptr;
+  // The layout of the A panels its functions read and write: what
+  // CurrentMicroKernel was asked for, except that targets without native
+  // FMA never group.
+  APanels a_panels = APanels::kInterleaved;
   const char* target = "";
 };
 
