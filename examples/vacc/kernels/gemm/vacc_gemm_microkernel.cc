@@ -184,9 +184,14 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   // multiply-add needs a temporary, there is no spare register, and
   // unrolling made GCC spill: one step per iteration there. The packing
   // variants reload from the stack on AVX2 (16 registers) in GCC 12's
-  // code: the B-packing one ~11 values per 4 steps, the A-packing one two
-  // accumulators. They run one tile in a panel or in a row of tiles, so
-  // that was left as it is.
+  // code: the B-packing one ~11 values per 4 steps; the A-packing one two
+  // partial sums, stored and read back by an FMA a few instructions later,
+  // and (perf, Zen3, A in L1) the instructions just after those two FMAs
+  // take ~40% of its samples: it runs at ~0.8 of the plain kernel. Tried
+  // for it: the broadcasts pinned to registers (KeepInRegister: 0.76); GCC's
+  // pressure-aware scheduling (-fschedule-insns -fsched-pressure: the
+  // A-packing tile 81 -> 83 GFLOP/s, the plain one 101 -> 93). They run one
+  // tile in a panel or in a row of tiles, so that was left as it is.
   // S k steps on. An A in place: what it reads kAheadA steps on is fetched
   // (from L3 or memory: MR short row streams, or one line per k step). Row
   // by row, the same for the next tile's rows (the next kMR rows of A):
