@@ -247,10 +247,12 @@ TEST(VaccElementwise, MaximumMinimumPropagateNaN) {
     EXPECT_TRUE(std::isnan(y[0]));
     EXPECT_TRUE(std::isnan(y[1]));
     EXPECT_EQ(y[2], 3.0f);
+    EXPECT_TRUE(y[3] == 0.0f && std::signbit(y[3]));  // a tie keeps a: -0
     BinaryF32(BinaryOp::kMin, Operands::kVectorVector, a, b, y, 4);
     EXPECT_TRUE(std::isnan(y[0]));
     EXPECT_TRUE(std::isnan(y[1]));
     EXPECT_EQ(y[2], 2.0f);
+    EXPECT_TRUE(y[3] == 0.0f && std::signbit(y[3]));
   });
 }
 

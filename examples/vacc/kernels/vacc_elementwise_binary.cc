@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "kernels/vacc_elementwise.h"
+#include "kernels/vacc_minmax-inl.h"
 #include "kernels/vacc_store-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -44,10 +45,17 @@ HWY_INLINE V ApplyBinary(D d, V a, V b) {
     if constexpr (!hwy::IsFloat<T>()) {
       return kOp == BinaryOp::kMax ? hn::Max(a, b) : hn::Min(a, b);
     } else {
-      // Compares, not Max/Min instructions: NaN in either input gives NaN
-      // (as TensorFlow's Maximum/Minimum), and ties keep a (-0 vs +0).
-      const V r = kOp == BinaryOp::kMax ? hn::IfThenElse(hn::Lt(a, b), b, a)
-                                        : hn::IfThenElse(hn::Lt(b, a), b, a);
+      // NaN in either input gives NaN (as TensorFlow's Maximum/Minimum),
+      // and ties keep a (-0 vs +0). Max/Min(b, a) does both for a where it
+      // keeps its second operand (kMaxKeepsSecondNaN, vacc_minmax-inl.h);
+      // elsewhere, compares. b's NaN is checked after either way.
+      V r;
+      if constexpr (kMaxKeepsSecondNaN) {
+        r = kOp == BinaryOp::kMax ? hn::Max(b, a) : hn::Min(b, a);
+      } else {
+        r = kOp == BinaryOp::kMax ? hn::IfThenElse(hn::Lt(a, b), b, a)
+                                  : hn::IfThenElse(hn::Lt(b, a), b, a);
+      }
       return hn::IfThenElse(hn::IsNaN(b), b, r);
     }
   } else if constexpr (kOp == BinaryOp::kSquaredDiff) {

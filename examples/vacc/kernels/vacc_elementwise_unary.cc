@@ -21,6 +21,7 @@
 #include <cstring>
 
 #include "kernels/vacc_elementwise.h"
+#include "kernels/vacc_minmax-inl.h"
 #include "kernels/vacc_store-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -36,14 +37,10 @@ HWY_INLINE V ExpAll(D d, V v) {
   return hn::IfThenElse(hn::Gt(v, hn::Set(d, 88.8f)), hn::Set(d, HUGE_VALF), e);
 }
 
-// x86's MAXPS/MINPS return their second operand when either is NaN or
-// both are zero, so there Max(0, x) is x < 0 ? 0 : x in one instruction,
-// NaN and -0 kept. A 256 MiB Relu ran ~5% faster with it than with a
-// compare and blend on Zen3, where it is memory-bound (the extra op per
-// vector still cost bandwidth). Highway's emulated Max returns the
-// number, so the other targets compare.
-constexpr bool kMaxKeepsSecondNaN = HWY_ARCH_X86 && HWY_TARGET <= HWY_SSSE3;
-
+// Relu where Max(0, x) is x < 0 ? 0 : x with NaN and -0 kept
+// (kMaxKeepsSecondNaN, vacc_minmax-inl.h): a 256 MiB Relu ran ~5% faster
+// with it than with a compare and blend on Zen3, where it is memory-bound
+// (the extra op per vector still cost bandwidth). The other targets compare.
 // One vector of op(x). NaN in, NaN out for every op (Max/Min with the NaN
 // first would turn it into a number, hence the compares or the order).
 template <UnaryOp kOp, class D, class V>
