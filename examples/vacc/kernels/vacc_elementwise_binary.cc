@@ -46,16 +46,9 @@ HWY_INLINE V ApplyBinary(D d, V a, V b) {
       return kOp == BinaryOp::kMax ? hn::Max(a, b) : hn::Min(a, b);
     } else {
       // NaN in either input gives NaN (as TensorFlow's Maximum/Minimum),
-      // and ties keep a (-0 vs +0). Max/Min(b, a) does both for a where it
-      // keeps its second operand (kMaxKeepsSecondNaN, vacc_minmax-inl.h);
-      // elsewhere, compares. b's NaN is checked after either way.
-      V r;
-      if constexpr (kMaxKeepsSecondNaN) {
-        r = kOp == BinaryOp::kMax ? hn::Max(b, a) : hn::Min(b, a);
-      } else {
-        r = kOp == BinaryOp::kMax ? hn::IfThenElse(hn::Lt(a, b), b, a)
-                                  : hn::IfThenElse(hn::Lt(b, a), b, a);
-      }
+      // and ties keep a (-0 vs +0): a's NaN and ties by the helpers
+      // (vacc_minmax-inl.h), b's NaN by its own check.
+      const V r = kOp == BinaryOp::kMax ? LargerElseFirst(a, b) : SmallerElseFirst(a, b);
       return hn::IfThenElse(hn::IsNaN(b), b, r);
     }
   } else if constexpr (kOp == BinaryOp::kSquaredDiff) {

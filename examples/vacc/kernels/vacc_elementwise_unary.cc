@@ -37,22 +37,17 @@ HWY_INLINE V ExpAll(D d, V v) {
   return hn::IfThenElse(hn::Gt(v, hn::Set(d, 88.8f)), hn::Set(d, HUGE_VALF), e);
 }
 
-// Relu where Max(0, x) is x < 0 ? 0 : x with NaN and -0 kept
-// (kMaxKeepsSecondNaN, vacc_minmax-inl.h): a 256 MiB Relu ran ~5% faster
-// with it than with a compare and blend on Zen3, where it is memory-bound
-// (the extra op per vector still cost bandwidth). The other targets compare.
-// One vector of op(x). NaN in, NaN out for every op (Max/Min with the NaN
-// first would turn it into a number, hence the compares or the order).
+// One vector of op(x). NaN in, NaN out for every op. Relu and Relu6 keep
+// x on NaN and ties (-0 stays -0) through vacc_minmax-inl.h: on x86 one
+// max per vector, and a 256 MiB Relu ran ~5% faster with it than with a
+// compare and blend on Zen3, where it is memory-bound.
 template <UnaryOp kOp, class D, class V>
 HWY_INLINE V ApplyUnary(D d, V v) {
   [[maybe_unused]] const V zero = hn::Zero(d);
   if constexpr (kOp == UnaryOp::kRelu) {
-    if constexpr (kMaxKeepsSecondNaN) return hn::Max(zero, v);
-    return hn::IfThenElse(hn::Lt(v, zero), zero, v);
+    return LargerElseFirst(v, zero);
   } else if constexpr (kOp == UnaryOp::kRelu6) {
-    const V six = hn::Set(d, 6.0f);
-    if constexpr (kMaxKeepsSecondNaN) return hn::Min(six, hn::Max(zero, v));
-    return hn::IfThenElse(hn::Lt(v, zero), zero, hn::IfThenElse(hn::Gt(v, six), six, v));
+    return SmallerElseFirst(LargerElseFirst(v, zero), hn::Set(d, 6.0f));
   } else if constexpr (kOp == UnaryOp::kElu) {
     // Expm1 only where it is used: it is exact near 0, unlike Exp(x) - 1.
     const V neg = hn::Max(hn::Min(v, zero), hn::Set(d, -104.0f));  // Expm1's valid range
