@@ -187,11 +187,15 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   // code: the B-packing one ~11 values per 4 steps; the A-packing one two
   // partial sums, stored and read back by an FMA a few instructions later,
   // and (perf, Zen3, A in L1) the instructions just after those two FMAs
-  // take ~40% of its samples: it runs at ~0.8 of the plain kernel. Tried
-  // for it: the broadcasts pinned to registers (KeepInRegister: 0.76); GCC's
-  // pressure-aware scheduling (-fschedule-insns -fsched-pressure: the
-  // A-packing tile 81 -> 83 GFLOP/s, the plain one 101 -> 93). They run one
-  // tile in a panel or in a row of tiles, so that was left as it is.
+  // take ~40% of its samples: it runs at ~0.8 of the plain kernel. The
+  // spills are not what costs: the same k loop as inline asm with every
+  // value in a register (AVX2, Zen3, A in L1, not kept) ran 0.75-0.76 of
+  // the plain kernel against 0.80, and ~0.70 either way in a busier phase
+  // of the machine. Also tried: the broadcasts pinned to registers
+  // (KeepInRegister: 0.76); GCC's pressure-aware scheduling
+  // (-fschedule-insns -fsched-pressure: the A-packing tile 81 -> 83
+  // GFLOP/s, the plain one 101 -> 93). They run one tile in a panel or in a
+  // row of tiles, so that was left as it is.
   // S k steps on. An A in place: what it reads kAheadA steps on is fetched
   // (from L3 or memory: MR short row streams, or one line per k step). Row
   // by row, the same for the next tile's rows (the next kMR rows of A):
@@ -207,19 +211,24 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   // control): a chunk's A-packing tiles 1.01-1.02x; whole GEMMs 256^3
   // 1.01x (medians of 3576 calls), 512^3 1.015x, 256 x 784 x 512 1.007x.
   // All eight rows at once every 16 steps gained less (0.99-1.01x).
-#define VACC_GEMM_FETCH_ROW(AR)                                                  \
-  hwy::Prefetch(AR + kAheadA);                                                   \
-  hwy::Prefetch(AR + kMR * row_step + kAheadA);
+  // The pair is found by arithmetic, rows 2 * (k / 4 % 4) on from row 0,
+  // not by a switch on k (compares and branches every four steps), which
+  // ran slower (Zen3, A in L1, the builds alternating, medians of 9 runs:
+  // 0.62 of the plain kernel with the switch, 0.73 without, 0.79 with no
+  // fetches at all). With 6 rows, the fourth turn
+  // fetches rows 6 and 7 (the next tile's first two) and 12 and 13 (two
+  // tiles on); rows past the end of A are only fetched, never read. In
+  // the 1x1 Conv2D (Zen3, paired rounds against oneDNN in bench_vacc_conv,
+  // two builds alternating, medians of 26 rounds of 3 repetitions) t1 ran
+  // 1.009-1.031 -> 1.053-1.059, t2 0.961-0.967 -> 0.976-0.984; MatMul
+  // 256^3 to 1024^3 within noise either way.
 #define VACC_GEMM_ADVANCE(S)                                                     \
   if (kA == kRows && k % 4 == 0) {                                               \
-    switch (k / 4 % 4) {                                                         \
-      case 0: VACC_GEMM_FETCH_ROW(a0) VACC_GEMM_FETCH_ROW(a1) break;             \
-      case 1: VACC_GEMM_FETCH_ROW(a2) VACC_GEMM_FETCH_ROW(a3) break;             \
-      case 2: VACC_GEMM_FETCH_ROW(a4) VACC_GEMM_FETCH_ROW(a5) break;             \
-      default:                                                                   \
-        if (kMR > 6) { VACC_GEMM_FETCH_ROW(a6) VACC_GEMM_FETCH_ROW(a7) }        \
-        break;                                                                   \
-    }                                                                            \
+    const float* fetch_row = a0 + (2 * (k / 4 % 4)) * row_step + kAheadA;        \
+    hwy::Prefetch(fetch_row);                                                    \
+    hwy::Prefetch(fetch_row + row_step);                                         \
+    hwy::Prefetch(fetch_row + kMR * row_step);                                   \
+    hwy::Prefetch(fetch_row + (kMR + 1) * row_step);                             \
   } else if (kA == kColumns) {                                                   \
     for (int s = 0; s < (S); ++s) {                                              \
       hwy::Prefetch(a0 + (kAheadColumns + s) * k_step);                          \
