@@ -189,7 +189,7 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   // and (perf, Zen3, A in L1) the instructions just after those two FMAs
   // take ~40% of its samples: it runs at ~0.8 of the plain kernel. The
   // spills are not what costs: the same k loop as inline asm with every
-  // value in a register (AVX2, Zen3, A in L1, not kept) ran 0.75-0.76 of
+  // value in a register (AVX2, Zen3, A in L1, not kept) ran 0.75-0.77 of
   // the plain kernel against 0.80, and ~0.70 either way in a busier phase
   // of the machine. Also tried: the broadcasts pinned to registers
   // (KeepInRegister: 0.76); GCC's pressure-aware scheduling
@@ -286,7 +286,6 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
     VACC_GEMM_ADVANCE(1)
   }
 #undef VACC_GEMM_ADVANCE
-#undef VACC_GEMM_FETCH_ROW
 #undef VACC_GEMM_ROW
 #undef VACC_GEMM_PANEL_AT
 #undef VACC_GEMM_STEP
