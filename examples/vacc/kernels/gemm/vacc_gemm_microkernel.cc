@@ -221,7 +221,12 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   // the 1x1 Conv2D (Zen3, paired rounds against oneDNN in bench_vacc_conv,
   // two builds alternating, medians of 26 rounds of 3 repetitions) t1 ran
   // 1.009-1.031 -> 1.053-1.059, t2 0.961-0.967 -> 0.976-0.984; MatMul
-  // 256^3 to 1024^3 within noise either way.
+  // 256^3 to 1024^3 within noise either way. Fewer fetches lose there,
+  // although a harness with A in L1 or L2 favours them (0.81 of the plain
+  // kernel with none, 0.70 with the switch's): in that Conv2D (5 rounds,
+  // t1 / t2, with the switch) all of them ran 1.007 / 0.977, the next
+  // tile's rows alone 1.002 / 0.957, none 0.946 / 0.897. Judge fetches on
+  // a GEMM that streams A, not on one tile.
 #define VACC_GEMM_ADVANCE(S)                                                     \
   if (kA == kRows && k % 4 == 0) {                                               \
     const float* fetch_row = a0 + (2 * (k / 4 % 4)) * row_step + kAheadA;        \
