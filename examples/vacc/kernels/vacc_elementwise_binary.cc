@@ -45,11 +45,8 @@ HWY_INLINE V ApplyBinary(D d, V a, V b) {
     if constexpr (!hwy::IsFloat<T>()) {
       return kOp == BinaryOp::kMax ? hn::Max(a, b) : hn::Min(a, b);
     } else {
-      // NaN in either input gives NaN (as TensorFlow's Maximum/Minimum),
-      // and ties keep a (-0 vs +0): a's NaN and ties by the helpers
-      // (vacc_minmax-inl.h), b's NaN by its own check.
-      const V r = kOp == BinaryOp::kMax ? LargerElseFirst(a, b) : SmallerElseFirst(a, b);
-      return hn::IfThenElse(hn::IsNaN(b), b, r);
+      // NaN in either input gives NaN, ties keep a (-0 vs +0).
+      return kOp == BinaryOp::kMax ? MaxPropagatingNaN(a, b) : MinPropagatingNaN(a, b);
     }
   } else if constexpr (kOp == BinaryOp::kSquaredDiff) {
     const V diff = hn::Sub(a, b);

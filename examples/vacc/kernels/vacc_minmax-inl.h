@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// The elementwise bodies' float max and min that keep their first operand
-// on NaN and ties (Relu, Relu6, Maximum, Minimum). Where Highway's Max/Min
+// The float max and min that keep their first operand on NaN and ties
+// (Relu, Relu6), and the NaN-propagating ones built on them (Maximum,
+// Minimum, the Max and Min reductions, MaxPool). Where Highway's Max/Min
 // are x86's MAXPS/MINPS, which return their second operand when either is
 // NaN or both are equal (+0 and -0 included), that is one instruction with
 // the operands swapped; Highway's emulated targets return the number
@@ -37,6 +38,21 @@ HWY_INLINE V SmallerElseFirst(V x, V y) {
   namespace hn = hwy::HWY_NAMESPACE;
   if constexpr (kMaxKeepsSecondNaN) return hn::Min(y, x);
   return hn::IfThenElse(hn::Lt(y, x), y, x);
+}
+
+// TensorFlow's Maximum and Minimum, and the rule of its Max reduction and
+// MaxPool: NaN where either is NaN (b's NaN where both are), else the larger
+// (smaller), a on ties. On x86 three operations a vector (max, NaN check,
+// blend) where the compares took four.
+template <class V>
+HWY_INLINE V MaxPropagatingNaN(V a, V b) {
+  namespace hn = hwy::HWY_NAMESPACE;
+  return hn::IfThenElse(hn::IsNaN(b), b, LargerElseFirst(a, b));
+}
+template <class V>
+HWY_INLINE V MinPropagatingNaN(V a, V b) {
+  namespace hn = hwy::HWY_NAMESPACE;
+  return hn::IfThenElse(hn::IsNaN(b), b, SmallerElseFirst(a, b));
 }
 
 }  // namespace HWY_NAMESPACE

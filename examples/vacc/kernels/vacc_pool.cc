@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/vacc_minmax-inl.h"
 #include "kernels/vacc_pool.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -44,8 +45,7 @@ void MaxPoolRowsF32(const PoolGeometry& g, const float* in, float* out, size_t r
         for (int64_t h = h0; h < h1; ++h) {
           for (int64_t w = w0; w < w1; ++w) {
             const auto v = hn::LoadU(d, image + (h * g.in_w + w) * C + c);
-            // Max() is not NaN-propagating on every target; this is.
-            m = hn::IfThenElse(hn::Or(hn::Gt(v, m), hn::IsNaN(v)), v, m);
+            m = MaxPropagatingNaN(m, v);  // hn::Max does not propagate NaN everywhere
           }
         }
         hn::StoreU(m, d, o + c);

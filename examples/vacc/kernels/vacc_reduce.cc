@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/vacc_minmax-inl.h"
 #include "kernels/vacc_reduce.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -30,12 +31,13 @@ HWY_INLINE hn::Vec<D> Identity(D d) {
   else return hn::Zero(d);
 }
 
-// acc op v; Max/Min by compares so a NaN, once in, stays.
+// acc op v; Max/Min propagate NaN (vacc_minmax-inl.h), so a NaN, once in,
+// stays.
 template <ReduceOp kOp, class V>
 HWY_INLINE V Combine(V acc, V v) {
   if constexpr (kOp == ReduceOp::kProd) return hn::Mul(acc, v);
-  else if constexpr (kOp == ReduceOp::kMax) return hn::IfThenElse(hn::Or(hn::Lt(acc, v), hn::IsNaN(v)), v, acc);
-  else if constexpr (kOp == ReduceOp::kMin) return hn::IfThenElse(hn::Or(hn::Lt(v, acc), hn::IsNaN(v)), v, acc);
+  else if constexpr (kOp == ReduceOp::kMax) return MaxPropagatingNaN(acc, v);
+  else if constexpr (kOp == ReduceOp::kMin) return MinPropagatingNaN(acc, v);
   else return hn::Add(acc, v);
 }
 
