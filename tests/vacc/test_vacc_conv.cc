@@ -504,6 +504,28 @@ TEST_F(ConvTest, Stride2RowWinogradEveryShapeEveryTarget) {
   if (ran == 0) GTEST_SKIP() << "no SIMD target here holds 2 Cin phase channels in a vector";
 }
 
+// The row Winograd's tiles of an output row cover it at each target's
+// tallest tile (6 with 16 vector registers, 8 with AVX-512's 32: with 8 it
+// once kept only the 6s and dropped the rest), with 6s and 5s where they
+// add up to the row. Checked here on every machine, not only where the
+// AVX-512 kernels run.
+TEST(Stride2RowTileHeights, CoverTheRowAtEachTallestTile) {
+  for (const int most : {6, 8}) {
+    for (int64_t tiles = 0; tiles <= 60; ++tiles) {
+      const std::vector<int> heights = gemm::Stride2RowTileHeights(tiles, most);
+      int64_t sum = 0;
+      for (const int h : heights) {
+        EXPECT_GE(h, 1) << "most " << most << " tiles " << tiles;
+        EXPECT_LE(h, most) << "most " << most << " tiles " << tiles;
+        sum += h;
+      }
+      EXPECT_EQ(sum, tiles) << "most " << most;
+    }
+  }
+  EXPECT_EQ(gemm::Stride2RowTileHeights(28, 6), (std::vector<int>{6, 6, 6, 5, 5}));  // the stem
+  EXPECT_EQ(gemm::Stride2RowTileHeights(28, 8), (std::vector<int>{8, 8, 8, 4}));
+}
+
 // Which convolutions Conv2D gives the stride-2 row Winograd: those of the
 // 2-D one's shape (float32 7x7 stride 2, no dilation) on a target without
 // the pair kernels, with 2 Cin lanes and rows of at least 8 tiles.

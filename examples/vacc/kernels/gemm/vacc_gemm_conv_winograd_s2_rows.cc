@@ -31,15 +31,18 @@ constexpr int64_t kBandRows = 8;
 // per row, and were only measured on the 112-pixel rows of the stem.
 constexpr int64_t kMinRowTiles = 8;
 
-// The row kernels' tile heights for a row of `tiles` tiles: 6s and 5s
-// where they add up (the stem's 28 tiles: 6, 6, 6, 5, 5, not 6, 6, 6, 6,
-// 4), since on AVX2 a 5-row tile runs within ~2% of a 6-row one per row
-// and a 4-row one ~8% slower (Zen3, hot in L1, medians of 40); else as
-// every in-place caller cuts them.
-std::vector<int> TileHeights(int64_t tiles, int most) {
+thread_local PackBuffer t_filter;  // U, of the thread running the conv
+thread_local PackBuffer t_band;    // each unit's V of a band and M of one output row
+thread_local std::vector<const float*> t_rows;
+
+}  // namespace
+
+std::vector<int> Stride2RowTileHeights(int64_t tiles, int most) {
   std::vector<int> heights;
-  const int64_t fives = most == 6 ? (6 - tiles % 6) % 6 : 0;
-  if (fives * 5 <= tiles) {
+  // Only 6-row tiles have the 5-row neighbour measured as nearly as fast;
+  // any other height (8 on AVX-512) is cut as every in-place caller cuts.
+  const int64_t fives = (6 - tiles % 6) % 6;
+  if (most == 6 && fives * 5 <= tiles) {
     for (int64_t i = 0; i < (tiles - 5 * fives) / 6; ++i) heights.push_back(6);
     for (int64_t i = 0; i < fives; ++i) heights.push_back(5);
   } else {
@@ -47,12 +50,6 @@ std::vector<int> TileHeights(int64_t tiles, int most) {
   }
   return heights;
 }
-
-thread_local PackBuffer t_filter;  // U, of the thread running the conv
-thread_local PackBuffer t_band;    // each unit's V of a band and M of one output row
-thread_local std::vector<const float*> t_rows;
-
-}  // namespace
 
 bool Stride2RowWinogradConvApplies(const ConvGeometry& g, TF_DataType x_dtype) {
   if (!IsFloat7x7Stride2(g, x_dtype) || g.out_c < 1 ||
@@ -78,7 +75,7 @@ void Stride2RowWinogradConv2D(const ConvGeometry& g, const float* x, const float
   Stride2RowFilter(g, filter, nr, u, u_stride);
 
   const int64_t tiles = CeilDiv(g.out_w, kTilePixels);
-  const std::vector<int> heights = TileHeights(tiles, kernel.max_rows);
+  const std::vector<int> heights = Stride2RowTileHeights(tiles, kernel.max_rows);
   // Bands of output rows: a band's input rows are transformed once, then
   // each of its output rows multiplies 7 of them (consecutive in V).
   const int64_t band = kBandRows, bands_per_image = CeilDiv(g.out_h, band);

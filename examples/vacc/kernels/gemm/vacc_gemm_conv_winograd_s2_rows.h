@@ -36,6 +36,9 @@
 #ifndef VACC_KERNELS_GEMM_VACC_GEMM_CONV_WINOGRAD_S2_ROWS_H_
 #define VACC_KERNELS_GEMM_VACC_GEMM_CONV_WINOGRAD_S2_ROWS_H_
 
+#include <cstdint>
+#include <vector>
+
 #include "kernels/gemm/vacc_gemm.h"
 #include "kernels/vacc_conv.h"
 
@@ -47,6 +50,14 @@ namespace gemm {
 // vector of at most 8 lanes (Cin <= 4 on AVX2), a target without the pair
 // kernels, and output rows of at least 8 tiles (29 pixels).
 bool Stride2RowWinogradConvApplies(const ConvGeometry& g, TF_DataType x_dtype);
+
+// The row kernels' tile heights for an output row of `tiles` tiles, tiles
+// of at most `most` rows: with 6, 6s and 5s where they add up (the stem's
+// 28 tiles: 6, 6, 6, 5, 5, not 6, 6, 6, 6, 4), since on AVX2 a 5-row tile
+// runs within ~2% of a 6-row one per row and a 4-row one ~8% slower
+// (Zen3, hot in L1, medians of 40); otherwise as ForEachRowTile cuts them.
+// They add up to `tiles`.
+std::vector<int> Stride2RowTileHeights(int64_t tiles, int most);
 
 // y [N*OH*OW, out_c] = conv(x, filter), filter HWIO float32. Split across
 // `units` by bands of output rows.

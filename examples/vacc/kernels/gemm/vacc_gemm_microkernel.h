@@ -120,7 +120,7 @@ struct RowsKernel {
   // has too few accumulators to keep both FMA pipes busy. How much a
   // 4-row tile loses depends on K: on Zen3 (AVX2) ~8% per row at K = 42
   // (the row Winograd, which therefore cuts its rows into 6s and 5s:
-  // TileHeights), 3% at K = 784 (32 x 784 x 128, perf), where 6s and 5s
+  // Stride2RowTileHeights), 3% at K = 784 (32 x 784 x 128, perf), where 6s and 5s
   // ran 0.99x of this rule; so the rule stays as it is for every caller.
   static int TileRowsUpTo(int most, int64_t left) {
     if (left <= most) return static_cast<int>(left);
