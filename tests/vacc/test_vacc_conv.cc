@@ -460,12 +460,12 @@ void ExpectNotStride2WinogradShapes(bool (*applies)(const ConvGeometry&, TF_Data
 // Which convolutions Conv2D gives the stride-2 Winograd: float32 7x7
 // stride 2 without dilation, 1-4 input channels, output channels in whole
 // pairs of panels, at least 64 tiles; only on a target with the pair
-// kernels.
+// kernels, on AMD.
 TEST_F(ConvTest, Stride2WinogradTakesLargeFloat7x7Stride2Only) {
   auto geometry = OneImageGeometry;
   Select("best");
   const gemm::RowsKernel kernel = gemm::CurrentRowsKernel();
-  const bool pairs = kernel.pair_max_rows > 0;
+  const bool pairs = kernel.pair_max_rows > 0 && HostCpuIsAmd();
   EXPECT_EQ(gemm::Stride2WinogradConvApplies(geometry(224, 3, 64, 7, 2, 1), TF_FLOAT), pairs);
   EXPECT_EQ(gemm::Stride2WinogradConvApplies(geometry(32, 4, 128, 7, 2, 1), TF_FLOAT), pairs);
   ExpectNotStride2WinogradShapes(gemm::Stride2WinogradConvApplies);
@@ -476,15 +476,14 @@ TEST_F(ConvTest, Stride2WinogradTakesLargeFloat7x7Stride2Only) {
 }
 
 // The stride-2 Winograd along output rows (vacc_gemm_conv_winograd_s2_rows.h),
-// called directly on every target whose vectors hold 2 Cin phase channels
-// (Conv2D takes it only without the pair kernels, but it is right on any):
+// called directly on every target whose vectors hold 2 Cin phase channels:
 // output widths that are not multiples of 4 leave tiles of 1-3 pixels,
 // tiles read past the image on both sides, VALID and explicit padding move
 // the phases, 3 bands of 8 output rows (the last partial) read padding
 // rows at the top and bottom, Cout of 40 leaves a partial panel and a
 // scalar tail in the transforms, and one and two input channels leave
-// phase lanes unused. Row tiles run as 6s and 5s (28 tiles) or as other
-// callers cut them (4-7 tiles).
+// phase lanes unused. Row tiles run as 6s and 5s or 7s (28 tiles) and
+// shorter (2-7 tiles).
 const Case kStride2RowWinogradCases[] = {
     {"same_odd", {2, 37, 45, 3}, {7, 7, 3, 64}, 2, 2, 1, 1, Padding::kSame, {}},
     {"valid", {1, 27, 40, 3}, {7, 7, 3, 64}, 2, 2, 1, 1, Padding::kValid, {}},
@@ -506,36 +505,39 @@ TEST_F(ConvTest, Stride2RowWinogradEveryShapeEveryTarget) {
 
 // The row Winograd's tiles of an output row cover it at each target's
 // tallest tile (6 with 16 vector registers, 8 with AVX-512's 32: with 8 it
-// once kept only the 6s and dropped the rest), with 6s and 5s where they
-// add up to the row. Checked here on every machine, not only where the
-// AVX-512 kernels run.
-TEST(Stride2RowTileHeights, CoverTheRowAtEachTallestTile) {
+// once kept only the 6s and dropped the rest), in as few tiles as tiles
+// of that height need, heights at most one apart. Checked here on every
+// machine, not only where the AVX-512 kernels run.
+TEST(Stride2RowTileHeights, CoverTheRowEvenlyAtEachTallestTile) {
   for (const int most : {6, 8}) {
     for (int64_t tiles = 0; tiles <= 60; ++tiles) {
+      const std::string what = "most " + std::to_string(most) + " tiles " + std::to_string(tiles);
       const std::vector<int> heights = gemm::Stride2RowTileHeights(tiles, most);
+      EXPECT_EQ(static_cast<int64_t>(heights.size()), gemm::CeilDiv(tiles, int64_t{most})) << what;
       int64_t sum = 0;
       for (const int h : heights) {
-        EXPECT_GE(h, 1) << "most " << most << " tiles " << tiles;
-        EXPECT_LE(h, most) << "most " << most << " tiles " << tiles;
+        EXPECT_GE(h, 1) << what;
+        EXPECT_LE(h, most) << what;
+        EXPECT_LE(h - heights.back(), 1) << what;
         sum += h;
       }
-      EXPECT_EQ(sum, tiles) << "most " << most;
+      EXPECT_EQ(sum, tiles) << what;
     }
   }
   EXPECT_EQ(gemm::Stride2RowTileHeights(28, 6), (std::vector<int>{6, 6, 6, 5, 5}));  // the stem
-  EXPECT_EQ(gemm::Stride2RowTileHeights(28, 8), (std::vector<int>{8, 8, 8, 4}));
+  EXPECT_EQ(gemm::Stride2RowTileHeights(28, 8), (std::vector<int>{7, 7, 7, 7}));
 }
 
-// Which convolutions Conv2D gives the stride-2 row Winograd: those of the
-// 2-D one's shape (float32 7x7 stride 2, no dilation) on a target without
-// the pair kernels, with 2 Cin lanes and rows of at least 8 tiles.
-TEST_F(ConvTest, Stride2RowWinogradTakesFloat7x7Stride2WithoutPairsOnly) {
+// Which convolutions the stride-2 row Winograd takes: those of the 2-D
+// one's shape (float32 7x7 stride 2, no dilation) on a target with 2 Cin
+// lanes, with rows of at least 8 tiles (Conv2D asks the 2-D one first).
+TEST_F(ConvTest, Stride2RowWinogradTakesFloat7x7Stride2Only) {
   auto geometry = OneImageGeometry;
   for (const std::string& target : AvailableSimdTargets()) {
     Select(target);
     SCOPED_TRACE(target);
     const bool lanes = 6 <= gemm::Stride2RowMaxPhaseChannels();  // 2 Cin at RGB
-    const bool rows = gemm::CurrentRowsKernel().pair_max_rows == 0 && lanes;
+    const bool rows = lanes;
     EXPECT_EQ(gemm::Stride2RowWinogradConvApplies(geometry(224, 3, 64, 7, 2, 1), TF_FLOAT), rows);
     EXPECT_EQ(gemm::Stride2RowWinogradConvApplies(geometry(224, 3, 48, 7, 2, 1), TF_FLOAT), rows);
     ExpectNotStride2WinogradShapes(gemm::Stride2RowWinogradConvApplies);

@@ -12,6 +12,7 @@
 #include "kernels/gemm/vacc_gemm_microkernel.h"
 #include "kernels/gemm/vacc_gemm_split.h"
 #include "kernels/gemm/vacc_gemm_winograd_s2_transform.h"
+#include "kernels/vacc_simd.h"
 
 namespace vacc {
 namespace gemm {
@@ -45,8 +46,9 @@ bool Stride2WinogradConvApplies(const ConvGeometry& g, TF_DataType x_dtype) {
     return false;
   }
   const RowsKernel kernel = CurrentRowsKernel();
-  return kernel.pair_max_rows > 0 && g.out_c > 0 && g.out_c % (2 * kernel.nr) == 0 &&
-         4 * g.in_c <= Stride2MaxPhaseChannels();
+  // AMD only: the row Winograd ran the stem faster on Intel (header).
+  return HostCpuIsAmd() && kernel.pair_max_rows > 0 && g.out_c > 0 &&
+         g.out_c % (2 * kernel.nr) == 0 && 4 * g.in_c <= Stride2MaxPhaseChannels();
 }
 
 void Stride2WinogradConv2D(const ConvGeometry& g, const float* x, const float* filter, float* y,

@@ -19,7 +19,10 @@
 // the FMA peak, against ~97% for the direct convolution's K = 147; with
 // half the multiplications the 1x224x224x3 -> 64 stem still ran 1.08x of
 // oneDNN at one unit and 1.06x at two, where the direct path ran 0.97-0.98
-// (Zen4, paired rounds, medians of 8).
+// (Zen4, paired rounds, medians of 8). On an Intel Xeon it ran 0.93x and
+// 0.88x, the direct path 0.98x and 0.96x, and the row Winograd
+// (vacc_gemm_conv_winograd_s2_rows.h) 1.125x and 1.126x (paired, medians
+// of 5), so this form takes the stem on AMD only.
 //
 // Numerically the transforms scale by up to 3 (input) and 4/3 (filter)
 // before the products and add up to 5 terms after, where a direct sum
@@ -39,7 +42,7 @@ namespace gemm {
 // 7x7 filter at stride 2 without dilation, 1-4 input channels (4 Cin
 // phase channels fit one vector), output channels in whole pairs of
 // panels on a target with the pair kernels (AVX-512: multiples of 64),
-// and enough 2x2 output tiles.
+// an AMD CPU (HostCpuIsAmd), and enough 2x2 output tiles.
 bool Stride2WinogradConvApplies(const ConvGeometry& g, TF_DataType x_dtype);
 
 // y [N*OH*OW, out_c] = conv(x, filter), filter HWIO float32. Split across

@@ -38,15 +38,10 @@ thread_local std::vector<const float*> t_rows;
 }  // namespace
 
 std::vector<int> Stride2RowTileHeights(int64_t tiles, int most) {
+  const int64_t count = CeilDiv(tiles, static_cast<int64_t>(most));
   std::vector<int> heights;
-  // Only 6-row tiles have the 5-row neighbour measured as nearly as fast;
-  // any other height (8 on AVX-512) is cut as every in-place caller cuts.
-  const int64_t fives = (6 - tiles % 6) % 6;
-  if (most == 6 && fives * 5 <= tiles) {
-    for (int64_t i = 0; i < (tiles - 5 * fives) / 6; ++i) heights.push_back(6);
-    for (int64_t i = 0; i < fives; ++i) heights.push_back(5);
-  } else {
-    ForEachRowTile(0, tiles, most, [&](int64_t, int r) { heights.push_back(r); });
+  for (int64_t i = 0; i < count; ++i) {
+    heights.push_back(static_cast<int>(tiles / count + (i < tiles % count ? 1 : 0)));
   }
   return heights;
 }
@@ -56,7 +51,7 @@ bool Stride2RowWinogradConvApplies(const ConvGeometry& g, TF_DataType x_dtype) {
       CeilDiv(g.out_w, kTilePixels) < kMinRowTiles) {
     return false;
   }
-  return CurrentRowsKernel().pair_max_rows == 0 && 2 * g.in_c <= Stride2RowMaxPhaseChannels();
+  return 2 * g.in_c <= Stride2RowMaxPhaseChannels();
 }
 
 void Stride2RowWinogradConv2D(const ConvGeometry& g, const float* x, const float* filter,

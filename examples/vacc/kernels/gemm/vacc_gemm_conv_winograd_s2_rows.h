@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // Conv2D forward for 7x7 filters at stride 2 on few input channels (the
-// RGB stem) by Winograd's F(4, 4) along each output row, on targets
-// without the pair kernels (AVX2 and below; AVX-512 runs the 2-D F(2x2,
-// 4x4) of vacc_gemm_conv_winograd_s2.h). Along the width a stride-2 7-tap
+// RGB stem) by Winograd's F(4, 4) along each output row, on every target
+// but AVX-512 on AMD, which runs the 2-D F(2x2, 4x4) of
+// vacc_gemm_conv_winograd_s2.h (measured there on Zen4; this one was
+// not). Along the width a stride-2 7-tap
 // filter is two 4-tap stride-1 filters, one per column phase (tap 7 is
 // zero), and F(4, 4) computes 4 output pixels from 7 phase pixels of each
 // phase with 7 multiplications instead of 16; down the height the 7
@@ -33,6 +34,11 @@
 // to 12 and sum up to 6 terms, along one dimension only: on random values
 // the worst |y - exact| / sum |x w| was 5.9e-7 on AVX2 (direct: 2.1e-7),
 // under float32's 1e-5 (tests/vacc/test_vacc_conv.cc).
+//
+// On AVX-512 (an Intel Xeon, 8 x 32 row tiles, paired with oneDNN's
+// avx512 direct convolution, medians of 5): the stem ran 1.125x of oneDNN
+// at one unit and 1.126x at two, where the 2-D F(2x2, 4x4) ran 0.93x and
+// 0.88x and the direct path 0.98x and 0.96x.
 #ifndef VACC_KERNELS_GEMM_VACC_GEMM_CONV_WINOGRAD_S2_ROWS_H_
 #define VACC_KERNELS_GEMM_VACC_GEMM_CONV_WINOGRAD_S2_ROWS_H_
 
@@ -47,16 +53,19 @@ namespace gemm {
 
 // True when Stride2RowWinogradConv2D computes this convolution: float32,
 // a 7x7 filter at stride 2 without dilation, 2 Cin phase channels in one
-// vector of at most 8 lanes (Cin <= 4 on AVX2), a target without the pair
-// kernels, and output rows of at least 8 tiles (29 pixels).
+// vector of at most 8 lanes (Cin <= 4 on AVX2 and AVX-512), and output
+// rows of at least 8 tiles (29 pixels). Conv2D asks the 2-D stride-2
+// Winograd first (Stride2WinogradConvApplies).
 bool Stride2RowWinogradConvApplies(const ConvGeometry& g, TF_DataType x_dtype);
 
-// The row kernels' tile heights for an output row of `tiles` tiles, tiles
-// of at most `most` rows: with 6, 6s and 5s where they add up (the stem's
-// 28 tiles: 6, 6, 6, 5, 5, not 6, 6, 6, 6, 4), since on AVX2 a 5-row tile
-// runs within ~2% of a 6-row one per row and a 4-row one ~8% slower
-// (Zen3, hot in L1, medians of 40); otherwise as ForEachRowTile cuts them.
-// They add up to `tiles`.
+// The row kernels' tile heights for an output row of `tiles` tiles: as
+// few tiles as tiles of `most` rows need, as even as they can be (with 6:
+// 28 tiles are 6, 6, 6, 5, 5, not 6, 6, 6, 6, 4; with 8, 7, 7, 7, 7). On
+// AVX2 a 5-row tile runs within ~2% of a 6-row one per row and a 4-row
+// one ~8% slower (Zen3, hot in L1, medians of 40); on AVX-512 7s ran the
+// stem like 8, 8, 8, 4 (Intel Xeon, paired with oneDNN, medians of 17:
+// 1.132 against 1.126 at one unit, 1.149 both at two), 6s and 5s slower
+// (1.097 and 1.136, medians of 7).
 std::vector<int> Stride2RowTileHeights(int64_t tiles, int most);
 
 // y [N*OH*OW, out_c] = conv(x, filter), filter HWIO float32. Split across
