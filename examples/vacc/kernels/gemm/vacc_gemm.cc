@@ -31,7 +31,7 @@
 // lines cross between cores, and the packing it saves is small).
 //
 // Gemm picks the driver by shape: a very short A (a small batch, e.g.
-// 32 x 784 x 128), or, where reading in place pays (InPlaceReadsPay:
+// 32 x 784 x 128), or, where reading in place pays (LongerAInPlacePays:
 // AMD Zen4's AVX-512 kernels), one that fits a unit's L2 with a B that can
 // be read in place (256^3, 512^3), takes
 // vacc_gemm_small_m.cc, a narrow B (e.g. a
@@ -168,7 +168,7 @@ const float* NextPanelSlice(PanelRef next_panel, int64_t tile, int64_t kc) {
 void Gemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool accumulate,
           ComputeUnits* units) {
   if (TransposedNarrowGemm(a, b, c, ldc, accumulate, units)) return;
-  if (SmallMApplies(a) || (InPlaceReadsPay() && InPlaceApplies(a, b, units))) {
+  if (SmallMApplies(a) || (LongerAInPlacePays() && InPlaceApplies(a, b, units))) {
     SmallMGemm(a, b, c, ldc, accumulate, units);
   } else if (NarrowBApplies(a, b)) {
     NarrowBGemm(a, b, c, ldc, accumulate, units);

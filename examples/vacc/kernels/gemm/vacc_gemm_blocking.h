@@ -138,7 +138,7 @@
 //       4096 x 256 x 256 0.91x / 0.96x. On an Intel Xeon the in-place
 //       path lost to the packed driver at these shapes (0.84-0.96x), so
 //       Gemm uses it for a longer A only where reading in place pays
-//       (InPlaceReadsPay, vacc_gemm_small_m.h: AMD Zen4's AVX-512
+//       (LongerAInPlacePays, vacc_gemm_small_m.h: AMD Zen4's AVX-512
 //       kernels; on Zen3 with AVX2 it ran 256^3 and 512^3 at 0.72-0.77x of
 //       oneDNN/OpenBLAS against 0.94-1.07x packed).
 // TODO(vendor): a device sizes these for its own memories (scratchpad, SRAM).

@@ -143,7 +143,7 @@ void ComputePanels(const PackableA& a, const Matrix& b, float* c, int64_t ldc, b
 
 // Whether every row tile can read the panels of a float32 B with
 // contiguous rows in place, rather than the first tile packing each for
-// the others (where that pays: InPlaceReadsPay).
+// the others (where that pays: BInPlacePays).
 // Unpacked, a panel (KC rows x 2 lines) stays in L2 between the tiles
 // unless its rows are a multiple of 4 KiB apart: then they fall into a
 // few of L2's sets (Zen4: 32 of 2048 at 4 KiB) and evict each other.
@@ -190,10 +190,12 @@ bool InPlaceApplies(const PackableA& a, const Matrix& b, ComputeUnits* units) {
   return panels >= parts && 8 * idle <= panels;
 }
 
-bool InPlaceReadsPay() {
+bool BInPlacePays() {
   const int vector_floats = CurrentMicroKernel().nr / 2;  // NR is two vectors
-  return HostCpuIsAmd() && vector_floats >= 16;
+  return vector_floats >= 16;
 }
+
+bool LongerAInPlacePays() { return HostCpuIsAmd() && BInPlacePays(); }
 
 void SmallMGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool accumulate,
                 ComputeUnits* units, InPlaceReads reads) {
@@ -203,7 +205,7 @@ void SmallMGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   plan.rows = RowsKernelFor(b.cols);
   plan.a_in_place = FloatRowsInPlace(a);
   plan.b_in_place = FloatBRowsInPlace(b);
-  const bool in_place = reads == InPlaceReads::kIfTheyPay ? InPlaceReadsPay()
+  const bool in_place = reads == InPlaceReads::kIfTheyPay ? BInPlacePays()
                                                            : reads == InPlaceReads::kAlways;
   plan.b_unpacked = in_place && BothInPlace(a, b);
   plan.kc_max = EvenBlockLength(a.cols(), kKC);

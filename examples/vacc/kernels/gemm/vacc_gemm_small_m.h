@@ -9,7 +9,7 @@
 // and computes its own columns over all of K, with row tiles fitted to M.
 // It also takes a longer A that stays in a unit's L2, when both operands
 // can be read in place (InPlaceApplies) and that pays on this host
-// (InPlaceReadsPay): then nothing is packed.
+// (LongerAInPlacePays): then nothing is packed.
 #ifndef VACC_KERNELS_GEMM_VACC_GEMM_SMALL_M_H_
 #define VACC_KERNELS_GEMM_VACC_GEMM_SMALL_M_H_
 
@@ -41,24 +41,32 @@ struct FetchRows {
 };
 FetchRows InPlaceFetch(int64_t tile, int64_t tiles, int64_t next_kc, int64_t kc);
 
-// Whether the row kernels read operands in place wherever they can (a B
-// panel by every row tile; a longer A, InPlaceApplies) rather than pack
-// them. That pays where the kernels wait on the FMAs with load slots to
-// spare: AMD Zen4 runs the AVX-512 kernels' 512-bit FMAs as two 256-bit
-// halves. Against packing, on Zen4: 32 x 784 x 128 1.05-1.06x, 256^3
-// 1.04-1.07x, 512^3 1.02x (blocking.h has the rest). Where the FMA
-// pipes are as wide as the vectors the loads are in the way and packing
-// wins: on AMD Zen3 (AVX2; paired with oneDNN and OpenBLAS, medians of
-// 3-6) reading in place ran 32 x 784 x 128 at 0.80-0.86x of the anchor
-// against 0.95-0.96x packing B, 256^3 and 512^3 at 0.72-0.77x against
-// 0.94-1.07x packed, the Keras MLP step 0.96x against 1.07-1.08x; on an
-// Intel Xeon (Emerald Rapids class, AVX-512) the longer A in place ran
-// 0.84-0.96x the packed driver (512^3 0.84-0.86x). Only these x86 cores
-// were measured: others pack.
-bool InPlaceReadsPay();
+// Whether the short-A path's row tiles each read a float32 B's panels in
+// place rather than the first tile packing each panel for the others.
+// That pays where the kernels wait on the FMAs with load slots to spare:
+// the AVX-512 kernels (a B row is two 64-byte loads per 2 x 16 x R FMAs).
+// Against packing: on AMD Zen4 (which runs 512-bit FMAs as two 256-bit
+// halves) 32 x 784 x 128 1.05-1.06x; on an Intel Xeon (paired with
+// oneDNN, builds alternating, two experiments, medians of 5 and 9) 32 x
+// 784 x 128 from 0.904 to 1.000 of oneDNN at one unit both times, and
+// from 0.966 and 0.953 to 1.022 and 1.040 at two. With AVX2 (Zen3,
+// paired with oneDNN and OpenBLAS, medians of 3-6) the loads are in the
+// way: 0.80-0.86x of the anchor against 0.95-0.96x packing B. Only these
+// x86 cores were measured: others pack.
+bool BInPlacePays();
+
+// Whether Gemm also gives the short-A path a longer A that it can read in
+// place (InPlaceApplies), rather than the packed driver. Only on AMD with
+// the AVX-512 kernels: on Zen4 256^3 1.04-1.07x, 512^3 1.02x
+// (blocking.h has the rest), while on an Intel Xeon the longer A in place
+// ran 0.84-0.96x the packed driver (Emerald Rapids class; on a later one,
+// paired with oneDNN, medians of 5: 512^3 0.963 -> 0.891 of oneDNN at one
+// unit, the Keras MLP step's GEMMs 0.973 -> 0.848), and on Zen3 (AVX2)
+// 256^3 and 512^3 ran 0.72-0.77x of the anchor against 0.94-1.07x packed.
+bool LongerAInPlacePays();
 
 // Who decides whether SmallMGemm reads B in place: the host
-// (InPlaceReadsPay), or the caller (tests cover both ways on any host).
+// (BInPlacePays), or the caller (tests cover both ways on any host).
 enum class InPlaceReads { kIfTheyPay, kAlways, kNever };
 
 // Gemm's contract, for products SmallMApplies or InPlaceApplies to.
