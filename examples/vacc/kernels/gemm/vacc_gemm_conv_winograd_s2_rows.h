@@ -4,11 +4,11 @@
 // RGB stem) by Winograd's F(4, 4) along each output row, on every target
 // but AVX-512 on AMD, which runs the 2-D F(2x2, 4x4) of
 // vacc_gemm_conv_winograd_s2.h (measured there on Zen4; this one was
-// not). Along the width a stride-2 7-tap
-// filter is two 4-tap stride-1 filters, one per column phase (tap 7 is
-// zero), and F(4, 4) computes 4 output pixels from 7 phase pixels of each
-// phase with 7 multiplications instead of 16; down the height the 7
-// kernel rows stay direct, as part of K:
+// not). Along the width a stride-2 7-tap filter is two 4-tap stride-1
+// filters, one per column phase (tap 7 is zero), and F(4, 4) computes 4
+// output pixels from 7 phase pixels of each phase with 7 multiplications
+// instead of 16; down the height the 7 kernel rows stay direct, as part
+// of K:
 //
 //   U[xi] = the filter transformed along kw     [7 x 2 Cin, Cout]  per call
 //   for each band of 8 output rows, in parallel

@@ -119,9 +119,10 @@ struct RowsKernel {
   // tile before it (with 6: 8 rows are 4+4, not 6+2): a tile of few rows
   // has too few accumulators to keep both FMA pipes busy. How much a
   // 4-row tile loses depends on K: on Zen3 (AVX2) ~8% per row at K = 42
-  // (the row Winograd, which therefore cuts its rows into 6s and 5s:
-  // Stride2RowTileHeights), 3% at K = 784 (32 x 784 x 128, perf), where 6s and 5s
-  // ran 0.99x of this rule; so the rule stays as it is for every caller.
+  // (the row Winograd, which therefore cuts its rows evenly, into 6s and
+  // 5s: Stride2RowTileHeights), 3% at K = 784 (32 x 784 x 128, perf),
+  // where 6s and 5s ran 0.99x of this rule; so the rule stays as it is
+  // for every other caller.
   static int TileRowsUpTo(int most, int64_t left) {
     if (left <= most) return static_cast<int>(left);
     if (left < most + 4) return static_cast<int>((left + 1) / 2);  // most 6, 7..9: 4+3, 4+4, 5+4
