@@ -537,13 +537,12 @@ TEST_F(ConvTest, Stride2RowWinogradTakesFloat7x7Stride2Only) {
     Select(target);
     SCOPED_TRACE(target);
     const bool lanes = 6 <= gemm::Stride2RowMaxPhaseChannels();  // 2 Cin at RGB
-    const bool rows = lanes;
-    EXPECT_EQ(gemm::Stride2RowWinogradConvApplies(geometry(224, 3, 64, 7, 2, 1), TF_FLOAT), rows);
-    EXPECT_EQ(gemm::Stride2RowWinogradConvApplies(geometry(224, 3, 48, 7, 2, 1), TF_FLOAT), rows);
+    EXPECT_EQ(gemm::Stride2RowWinogradConvApplies(geometry(224, 3, 64, 7, 2, 1), TF_FLOAT), lanes);
+    EXPECT_EQ(gemm::Stride2RowWinogradConvApplies(geometry(224, 3, 48, 7, 2, 1), TF_FLOAT), lanes);
     ExpectNotStride2WinogradShapes(gemm::Stride2RowWinogradConvApplies);
     // 60 x 60 inputs give rows of 30 outputs, 8 tiles of 4; 56 x 56, 7.
     EXPECT_FALSE(gemm::Stride2RowWinogradConvApplies(geometry(56, 3, 64, 7, 2, 1), TF_FLOAT));
-    EXPECT_EQ(gemm::Stride2RowWinogradConvApplies(geometry(60, 3, 64, 7, 2, 1), TF_FLOAT), rows);
+    EXPECT_EQ(gemm::Stride2RowWinogradConvApplies(geometry(60, 3, 64, 7, 2, 1), TF_FLOAT), lanes);
   }
 }
 

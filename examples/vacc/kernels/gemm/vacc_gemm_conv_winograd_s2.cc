@@ -42,13 +42,14 @@ thread_local std::vector<float> t_scratch;  // output pixels past the edge
 }  // namespace
 
 bool Stride2WinogradConvApplies(const ConvGeometry& g, TF_DataType x_dtype) {
-  if (!IsFloat7x7Stride2(g, x_dtype) || g.in_c > 4 || OutputTileCount(g) < kMinTiles) {
+  // AMD only: the row Winograd ran the stem faster on Intel (header).
+  if (!HostCpuIsAmd() || !IsFloat7x7Stride2(g, x_dtype) || g.in_c > 4 ||
+      OutputTileCount(g) < kMinTiles) {
     return false;
   }
   const RowsKernel kernel = CurrentRowsKernel();
-  // AMD only: the row Winograd ran the stem faster on Intel (header).
-  return HostCpuIsAmd() && kernel.pair_max_rows > 0 && g.out_c > 0 &&
-         g.out_c % (2 * kernel.nr) == 0 && 4 * g.in_c <= Stride2MaxPhaseChannels();
+  return kernel.pair_max_rows > 0 && g.out_c > 0 && g.out_c % (2 * kernel.nr) == 0 &&
+         4 * g.in_c <= Stride2MaxPhaseChannels();
 }
 
 void Stride2WinogradConv2D(const ConvGeometry& g, const float* x, const float* filter, float* y,

@@ -19,10 +19,10 @@
 // the FMA peak, against ~97% for the direct convolution's K = 147; with
 // half the multiplications the 1x224x224x3 -> 64 stem still ran 1.08x of
 // oneDNN at one unit and 1.06x at two, where the direct path ran 0.97-0.98
-// (Zen4, paired rounds, medians of 8). On an Intel Xeon it ran 0.93x and
-// 0.88x, the direct path 0.98x and 0.96x, and the row Winograd
-// (vacc_gemm_conv_winograd_s2_rows.h) 1.125x and 1.126x (paired, medians
-// of 5), so this form takes the stem on AMD only.
+// (Zen4, paired rounds, medians of 8). On an Intel Xeon it fell behind
+// both the direct path and the row Winograd
+// (vacc_gemm_conv_winograd_s2_rows.h has the figures), so this form
+// takes the stem on AMD only.
 //
 // Numerically the transforms scale by up to 3 (input) and 4/3 (filter)
 // before the products and add up to 5 terms after, where a direct sum
