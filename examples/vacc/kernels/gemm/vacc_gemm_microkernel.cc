@@ -37,6 +37,18 @@ namespace hn = hwy::HWY_NAMESPACE;
 // more rows. (In a bare loop over pre-packed panels, 10, 12 and 14 rows and
 // 8 x 48 ran within 2% of 8 rows; 8 divides the usual batch sizes.) Zen4
 // was not measured with 8 rows.
+// The ceiling on that Xeon, one core, medians of 21: this kernel over one
+// hot 18-tile column (kc = 256) 178-182 GFLOP/s, and as plain intrinsics
+// 8 x 32, 12 x 32, 14 x 32 and 8 x 48 tiles all 176-181, against 215 for
+// FMAs alone (16 register chains, no loads). The FMA pipes idle ~15% once
+// a k step also loads; FMAs with embedded broadcasts (inline asm) ran
+// slower (164). GCC 12 leaves 8 register copies per 64 FMAs in the k loop;
+// keeping B's vectors live to the step's end removed them at the same
+// speed, so this core renames them for free. oneDNN's whole 256^3 call
+// runs 175 (96% of that ceiling): the driver around this kernel (packing,
+// C, hand-out) can afford ~4% there. It used ~7% (169; perf: the packing
+// tiles 2.3% over their share of the FMAs, the driver's own code 2.6%,
+// the plain tiles ~2% under the bare loop).
 constexpr int kMaxMR = 8;
 static_assert(kTileRows <= kMaxMR, "the kernel names accumulators for 8 rows");
 // How far ahead of the row it packs KernelPackingF32 fetches B's rows.
