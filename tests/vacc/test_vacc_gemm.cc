@@ -333,9 +333,12 @@ TEST_F(GemmTest, LargeOnOneTwoThreeUnits) {
 }
 
 // Wider than NC (4080 columns): more than one B block (the short-A path has
-// no column blocks; it must handle the width too).
+// no column blocks; it must handle the width too). On two units the packed
+// driver cuts B into two column slices (PackedDriverColumnSlices), each
+// narrower than NC; on one it runs both blocks.
 TEST_F(GemmTest, MoreColumnsThanOneBBlock) {
   ComputeUnits two(2, std::chrono::microseconds(50));
+  CheckGemm({130, 20, 4100}, false, false, TF_FLOAT, nullptr, false, "130x20x4100, 1 unit");
   CheckGemm({130, 20, 4100}, false, false, TF_FLOAT, &two, false, "130x20x4100");
   CheckGemm({9, 20, 4100}, false, false, TF_FLOAT, &two, false, "9x20x4100");
 }
@@ -359,14 +362,16 @@ TEST_F(GemmTest, PackedDriverRowChunksAndColumnBlocks) {
 }
 
 // A packed B block of kSharedPackedBFloats or more is packed once and
-// shared by the units (PanelClaims): B 1030 x 700 is 22 panels x 3 K
-// blocks, the last panel 28 columns wide (packed by PackB, the others by
-// the micro-kernel from B in place), every transpose on 2 units and the
-// plain product on 3, accumulating too, and bfloat16 (packed by PackB).
+// shared by the units (PanelClaims): B 2100 x 260 is 9 panels (on AVX-512)
+// x 3 K blocks, the last panel 4 columns wide (packed by PackB, the others
+// by the micro-kernel from B in place), every transpose on 2 units and the
+// plain product on 3, accumulating too, and bfloat16 (packed by PackB). A
+// is taller than B is wide, so the units split rows, not columns.
 TEST_F(GemmTest, SharedPackedBOnTwoAndThreeUnits) {
-  const Shape3 s{200, 1030, 700};
+  const Shape3 s{270, 2100, 260};
   const gemm::MicroKernel uk = gemm::CurrentMicroKernel();
   ASSERT_GE(gemm::CeilDiv(s.n, uk.nr) * uk.nr * s.k, gemm::kSharedPackedBFloats);
+  ASSERT_EQ(gemm::PackedDriverColumnSlices(s.m, s.n, uk.nr, 4), 1);
   // Long chunks with shared B: still two, so two units contend for panels.
   const int64_t kc = gemm::EvenBlockLength(s.k, gemm::kKC);  // PackedGemm's K blocks
   ASSERT_GE(gemm::PackedDriverChunks(s.m, uk.mr, kc, 2, gemm::kSharedPackedBFloats, true).count,
@@ -388,8 +393,9 @@ TEST_F(GemmTest, SharedPackedBOnTwoAndThreeUnits) {
 // 1024 (three column blocks of three K blocks at K = 2100, since a unit
 // keeps all of K of a block packed), bfloat16 rows of 2048, on two units
 // with a block under kSharedPackedBFloats (each its own, both packing by
-// the pass), accumulating, and 1000 columns in rows 1024 apart (the last
-// panel partial).
+// the pass: 100 columns in rows 1024 apart, A taller than B is wide, so the
+// units split rows), accumulating, and 1000 columns in rows 1024 apart
+// (the last panel partial; two column slices on two units).
 TEST_F(GemmTest, PackedDriverPacksBByPassWhenRowsShareCacheSets) {
   ASSERT_TRUE(gemm::RowsShareCacheSets(1024 * sizeof(float)));
   ASSERT_FALSE(gemm::RowsShareCacheSets(1000 * sizeof(float)));
@@ -402,13 +408,55 @@ TEST_F(GemmTest, PackedDriverPacksBByPassWhenRowsShareCacheSets) {
   CheckGemm({50, 2100, 1024}, false, false, TF_FLOAT, nullptr, false, "50x2100x1024", packed);
   CheckGemm({40, 200, 2048}, false, false, TF_BFLOAT16, nullptr, false, "40x200x2048 bfloat16",
             packed);
-  const Shape3 own{130, 300, 1024};
-  ASSERT_LT(gemm::CeilDiv(own.n, gemm::CurrentMicroKernel().nr) * gemm::CurrentMicroKernel().nr *
-                own.k,
-            gemm::kSharedPackedBFloats);
-  CheckGemm(own, false, false, TF_FLOAT, &two, true, "130x300x1024, 2 units, accumulate", packed);
+  const Shape3 own{130, 300, 100};
+  const int64_t nr = gemm::CurrentMicroKernel().nr;
+  ASSERT_LT(gemm::CeilDiv(own.n, nr) * nr * own.k, gemm::kSharedPackedBFloats);
+  ASSERT_EQ(gemm::PackedDriverColumnSlices(own.m, own.n, nr, gemm::Participants(&two)), 1);
+  CheckGemm(own, false, false, TF_FLOAT, &two, true,
+            "130x300x100, rows 1024 apart, 2 units, accumulate", packed, 1024);
   CheckGemm({60, 100, 1000}, false, false, TF_FLOAT, &two, false, "60x100x1000, rows 1024 apart",
             packed, 1024);
+}
+
+// The packed driver cuts B into one column slice per unit where B is at
+// least as wide as A is tall and each slice has kColumnSliceMinPanels
+// panels; otherwise (one participant, a taller A, too few panels) one.
+TEST(PackedDriverColumnSlices, OnePerUnitWhereBIsAtLeastAsWideAsAIsTall) {
+  EXPECT_EQ(gemm::PackedDriverColumnSlices(512, 512, 32, 1), 1);  // alone
+  EXPECT_EQ(gemm::PackedDriverColumnSlices(512, 512, 32, 2), 2);  // 16 panels
+  EXPECT_EQ(gemm::PackedDriverColumnSlices(256, 256, 32, 2), 1);  // 8 panels: 4 each
+  EXPECT_EQ(gemm::PackedDriverColumnSlices(256, 256, 16, 2), 2);  // 16 panels of 16
+  EXPECT_EQ(gemm::PackedDriverColumnSlices(513, 512, 32, 2), 1);  // A taller than B is wide
+  EXPECT_EQ(gemm::PackedDriverColumnSlices(256, 784, 32, 3), 3);  // 25 panels for 24
+  EXPECT_EQ(gemm::PackedDriverColumnSlices(256, 736, 32, 3), 1);  // 23 panels
+  EXPECT_EQ(gemm::PackedDriverColumnSlices(0, 0, 32, 2), 1);      // empty
+}
+
+// Column slices computed: B 33 panels and 3 columns wide (the last slice
+// ends on a partial panel), so that 3 and 4 participants (2 and 3 units
+// beside the caller) each cut it; one K block (K = 260: every transpose,
+// accumulating, bfloat16 with B packed by PackB) and two (K = 1100).
+TEST_F(GemmTest, PackedDriverColumnSlicesOnTwoAndThreeUnits) {
+  const int64_t nr = gemm::CurrentMicroKernel().nr;
+  ComputeUnits two(2, std::chrono::microseconds(50));
+  ComputeUnits three(3, std::chrono::microseconds(50));
+  const Driver packed = kDrivers[1];
+  const Shape3 s{150, 260, 33 * nr + 3};
+  for (ComputeUnits* units : {&two, &three}) {
+    const int parts = gemm::Participants(units);
+    ASSERT_EQ(gemm::PackedDriverColumnSlices(s.m, s.n, nr, parts), parts);
+  }
+  for (int t = 0; t < 4; ++t) {
+    CheckGemm(s, t & 1, t & 2, TF_FLOAT, &two, false,
+              Describe(s, t & 1, t & 2, TF_FLOAT, 2, SimdTargetName()), packed);
+  }
+  CheckGemm(s, false, false, TF_FLOAT, &three, true,
+            Describe(s, false, false, TF_FLOAT, 3, SimdTargetName()) + " accumulate", packed);
+  CheckGemm(s, false, true, TF_BFLOAT16, &two, false,
+            Describe(s, false, true, TF_BFLOAT16, 2, SimdTargetName()), packed);
+  const Shape3 two_blocks{150, 1100, 33 * nr + 3};
+  CheckGemm(two_blocks, false, false, TF_FLOAT, &two, false,
+            Describe(two_blocks, false, false, TF_FLOAT, 2, SimdTargetName()), packed);
 }
 
 // The packed driver's row chunks cover every row once; with B shared by the

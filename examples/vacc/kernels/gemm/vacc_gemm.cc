@@ -18,10 +18,15 @@
 //           for ir in chunk step MR      A panel from L2
 //             micro-kernel: MR x NR tile of C, in registers over KC
 //
-// A unit packs its own A rows and writes its own rows of C, the same rows
-// call after call. Dynamic hand-out of tiles with shared packed blocks (the
-// design before) moved packed lines and C tiles between the cores on every
-// call: at 2 units on Zen4 it was 1.3-1.5x slower in the VM's phases where
+// With several units and a B at least as wide as A is tall (N >= M), the
+// units split B's columns instead (PackedDriverColumnSlices): each runs
+// these loops alone over all of M and its own slice of B, which only it
+// packs, so no packed block is shared and B is packed once.
+//
+// Otherwise a unit packs its own A rows and writes its own rows of C, the
+// same rows call after call. Dynamic hand-out of tiles with shared packed
+// blocks (the design before) moved packed lines and C tiles between the
+// cores on every call: at 2 units on Zen4 it was 1.3-1.5x slower in the VM's phases where
 // cross-core traffic is slow. B is the exception, when it is large
 // (kSharedPackedBFloats): packing a copy per unit cost 4-5% at 2 units
 // where M is small against B (256 x 1024 x 1024, 1024^3), so the units
@@ -194,10 +199,24 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   const MicroKernel uk = CurrentMicroKernel(
       /*half_width=*/false, a_rows_in_place ? APanels::kGroups : APanels::kInterleaved);
   const int64_t mr = uk.mr, nr = uk.nr;
+  const int parts = Participants(units);
+  // A B at least as wide as A is tall is cut into column slices, one per
+  // unit, each running this driver alone on its columns
+  // (PackedDriverColumnSlices); ForEachParticipant lets a unit that is done
+  // take a slice another has not started.
+  const int64_t slices = PackedDriverColumnSlices(m, n, nr, parts);
+  if (slices > 1) {
+    const int64_t all_panels = CeilDiv(n, nr);
+    ForEachParticipant(units, [&](int part) {
+      const int64_t col0 = part * all_panels / slices * nr;
+      const int64_t col1 = std::min(n, (part + 1) * all_panels / slices * nr);
+      PackedGemm(a, ColumnsOf(b, col0, col1 - col0), c + col0, ldc, accumulate, nullptr);
+    });
+    return;
+  }
   const int64_t kc_max = EvenBlockLength(k, kKC);
   // Columns per jc block: a unit keeps all of K of them packed.
   const int64_t nc = std::max(nr, std::min(kNC, kUnitPackedBFloats / k) / nr * nr);
-  const int parts = Participants(units);
   // A jc block's packed B of `cols` columns, all of K (floats), and
   // whether the units share it (kSharedPackedBFloats). A large block, shared
   // or not, makes the row chunks long (PackedDriverChunks, for the first

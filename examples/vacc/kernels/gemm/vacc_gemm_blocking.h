@@ -105,6 +105,22 @@
 //       (1.00x), 256 x 600 x 512 (0.98x) and 384 x 768 x 512 (0.97x). 32
 //       rows gained less (1.02x), 128 too (1.08x, 1.01x). Not measured on
 //       AMD, whose L2 (Zen3 512 KiB, Zen4 1 MiB) holds less.
+//   kColumnSliceMinPanels  the fewest B panels per unit for which the
+//       packed driver gives each unit a column slice of B (all of M
+//       against its own columns) instead of row chunks against all of B,
+//       where B is at least as wide as A is tall (PackedDriverColumnSlices,
+//       vacc_gemm_split.h). With row chunks each unit packs all of a small
+//       B, or the units share a large one across cores; a slice's unit
+//       packs only its own columns, and all of A, the smaller operand
+//       there. On an Intel Xeon at two units (slices against chunks, call
+//       by call in one process, operands rotating through 64 MiB of
+//       copies, medians of 20-60 calls, M x K x N): 256 x 1024 x 1024
+//       1.13-1.17x, 300 x 500 x 700 1.14x, 512 x 1024 x 2048 1.08x,
+//       256 x 784 x 512 1.07x, 256 x 512 x 512 1.06x, 256 x 512 x 784
+//       1.05x, 2048^3 1.04-1.06x, 1024^3 1.02-1.03x, 512^3 1.00-1.02x;
+//       with 4 panels a unit 256^3 0.97x, hence 8. Where A is the taller
+//       (M > N) slices lost: 1024 x 256 x 256 0.89x, 1024 x 1024 x 256
+//       0.95x, 784 x 256 x 512 0.97x. Not measured on AMD.
 //   kNarrowBCols  the most columns of B the narrow-B path takes
 //       (vacc_gemm_narrow_b.h). Measured on Zen3 against the packed driver
 //       (interleaved, medians): at 2 units 1.03x on 6272 x 256 x 128 (the 1x1
@@ -164,6 +180,7 @@ constexpr int64_t kUnitL2PackedBFloats = int64_t{1} << 18;
 constexpr int64_t kSmallMRows = 128;
 constexpr int64_t kInPlaceMaxRows = 768;
 constexpr int64_t kInPlaceAFloats = int64_t{1} << 18;
+constexpr int64_t kColumnSliceMinPanels = 8;
 constexpr int64_t kNarrowBCols = 128;
 constexpr int64_t kNarrowBColsWithoutPairs = 96;
 // Row chunks per participating unit in the narrow-B path: enough that the

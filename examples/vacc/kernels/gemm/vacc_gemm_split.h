@@ -200,6 +200,27 @@ inline RowChunks PackedDriverChunks(int64_t m, int64_t mr, int64_t kc, int parts
   return RowChunks(m, mr, max_rows, min_rows, parts, kChunksPerParticipant);
 }
 
+// How many column slices the packed driver cuts B into: one per
+// participant when B is at least as wide as A is tall (n >= m) and each
+// slice has kColumnSliceMinPanels panels of nr columns; 1 (row chunks over
+// all of B) otherwise. A slice's unit packs only its own columns of B and
+// all of A: where A is the smaller operand, that copies less than every
+// unit packing all of B (or sharing one packed B across cores), and no
+// packed block is shared (blocking.h).
+inline int64_t PackedDriverColumnSlices(int64_t m, int64_t n, int64_t nr, int parts) {
+  if (parts < 2 || m > n) return 1;
+  return CeilDiv(n, nr) >= kColumnSliceMinPanels * parts ? parts : 1;
+}
+
+// Columns [col0, col0 + cols) of m: the same memory, from column col0 on.
+inline Matrix ColumnsOf(const Matrix& m, int64_t col0, int64_t cols) {
+  Matrix slice = m;
+  slice.data = static_cast<const char*>(m.data) +
+               col0 * m.col_stride * static_cast<int64_t>(TF_DataTypeSize(m.dtype));
+  slice.cols = cols;
+  return slice;
+}
+
 // body(p) for each participant p of a parallel step on `units` (the caller
 // is participant 0), or body(0) alone without units.
 inline void ForEachParticipant(ComputeUnits* units, const std::function<void(int)>& body) {
