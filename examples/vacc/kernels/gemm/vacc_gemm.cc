@@ -26,8 +26,9 @@
 // Otherwise a unit packs its own A rows and writes its own rows of C, the
 // same rows call after call. Dynamic hand-out of tiles with shared packed
 // blocks (the design before) moved packed lines and C tiles between the
-// cores on every call: at 2 units on Zen4 it was 1.3-1.5x slower in the VM's phases where
-// cross-core traffic is slow. B is the exception, when it is large
+// cores on every call: at 2 units on Zen4 it was 1.3-1.5x slower in the
+// VM's phases where cross-core traffic is slow. B is the exception, when
+// it is large
 // (kSharedPackedBFloats): packing a copy per unit cost 4-5% at 2 units
 // where M is small against B (256 x 1024 x 1024, 1024^3), so the units
 // share one packed B, each panel packed once by whichever unit needs it

@@ -113,14 +113,16 @@
 //       B, or the units share a large one across cores; a slice's unit
 //       packs only its own columns, and all of A, the smaller operand
 //       there. On an Intel Xeon at two units (slices against chunks, call
-//       by call in one process, operands rotating through 64 MiB of
-//       copies, medians of 20-60 calls, M x K x N): 256 x 1024 x 1024
-//       1.13-1.17x, 300 x 500 x 700 1.14x, 512 x 1024 x 2048 1.08x,
-//       256 x 784 x 512 1.07x, 256 x 512 x 512 1.06x, 256 x 512 x 784
-//       1.05x, 2048^3 1.04-1.06x, 1024^3 1.02-1.03x, 512^3 1.00-1.02x;
-//       with 4 panels a unit 256^3 0.97x, hence 8. Where A is the taller
-//       (M > N) slices lost: 1024 x 256 x 256 0.89x, 1024 x 1024 x 256
-//       0.95x, 784 x 256 x 512 0.97x. Not measured on AMD.
+//       by call in one process, operands rotating through up to 16
+//       copies, 64 MiB in all, medians of 20-30 calls, M x K x N): 256 x
+//       1024 x 1024 1.13-1.17x, 300 x 500 x 700 1.14x, 512 x 1024 x 2048
+//       1.08x, 256 x 784 x 512 1.07x, 256 x 512 x 512 1.06x, 256 x 512 x
+//       784 1.05x, 2048^3 1.04-1.06x, 1024^3 1.02-1.03x, 512^3
+//       1.00-1.02x; with 4 panels a unit 256^3 0.94-0.98x, hence 8. Where
+//       A is the taller (M > N) slices lost or tied: 1024 x 256 x 256
+//       0.89x, 1024 x 1024 x 256 0.95x, 512 x 256 x 512 0.96x, 784 x 256 x
+//       512 0.97x, 4096 x 256 x 512 0.99x, 2048 x 512 x 256 1.01x. Not
+//       measured on AMD.
 //   kNarrowBCols  the most columns of B the narrow-B path takes
 //       (vacc_gemm_narrow_b.h). Measured on Zen3 against the packed driver
 //       (interleaved, medians): at 2 units 1.03x on 6272 x 256 x 128 (the 1x1
