@@ -346,19 +346,20 @@ TEST_F(GemmTest, MoreColumnsThanOneBBlock) {
 // The packed driver's blocks (vacc_gemm.cc): a tall A is many row chunks
 // (3001 rows: 22 on two units, dealt as shares and taken back when one
 // unit is done); a long K narrows the column blocks (each unit keeps all of
-// K packed for kUnitPackedBFloats: K = 9000 gives 3-4 column blocks of
-// N = 300) and takes many K blocks, each adding to C like the first.
-// (These shapes go to other drivers in Gemm: the test calls the packed
-// driver itself.)
+// K packed for kUnitPackedBFloats: K = 40000 gives 2-3 column blocks of
+// N = 200, too few panels for column slices) and takes many K blocks, each
+// adding to C like the first. (These shapes go to other drivers in Gemm:
+// the test calls the packed driver itself.)
 TEST_F(GemmTest, PackedDriverRowChunksAndColumnBlocks) {
   ComputeUnits two(2, std::chrono::microseconds(50));
   ComputeUnits three(3, std::chrono::microseconds(50));
   const Driver packed = kDrivers[1];
   CheckGemm({3001, 64, 40}, false, false, TF_FLOAT, &two, false, "3001x64x40", packed);
   CheckGemm({3001, 64, 40}, true, false, TF_FLOAT, &three, false, "3001x64x40 A^T", packed);
-  CheckGemm({50, 9000, 300}, false, false, TF_FLOAT, &two, false, "50x9000x300", packed);
-  CheckGemm({50, 9000, 300}, false, true, TF_FLOAT, nullptr, true, "50x9000x300 B^T accumulate",
-            packed);
+  const Shape3 long_k{16, 40000, 200};
+  ASSERT_LT(gemm::kUnitPackedBFloats / long_k.k, long_k.n);  // several column blocks
+  CheckGemm(long_k, false, false, TF_FLOAT, &two, false, "16x40000x200", packed);
+  CheckGemm(long_k, false, true, TF_FLOAT, nullptr, true, "16x40000x200 B^T accumulate", packed);
 }
 
 // A packed B block of kSharedPackedBFloats or more is packed once and

@@ -55,9 +55,16 @@
 //       0.97-0.98x, within this VM's noise but never above.
 //   NC  columns of a B block: at most 4080, and fewer when K is long, as
 //       the block is kept packed for all of K (a copy per unit, or one
-//       shared: vacc_gemm.cc): kUnitPackedBFloats, 1 Mi floats = 4 MiB, in L3
-//       (K = 1024: 1024 columns; K = 2048: 512). Half that budget measured
-//       the same at 1024^3 and 2048^3.
+//       shared: vacc_gemm.cc): kUnitPackedBFloats, 4 Mi floats = 16 MiB, in
+//       L3 (K = 2048: 2048 columns; K = 4096: 1024). Every block packs A
+//       again (each chunk's A block, by its first panel's tiles), so fewer
+//       blocks pack A fewer times. On Zen4 a budget of 0.5 Mi floats
+//       measured as 1 Mi at 1024^3 and 2048^3. On an Intel Xeon (paired
+//       with oneDNN, builds alternating, medians of 13), 2048^3 against 1
+//       Mi floats (4 blocks of 512 columns, 0.993 at t1 and 0.981 at t2):
+//       2 Mi 1.014 and 1.008, 4 Mi 1.036 and 1.007 (at t2 each unit's
+//       column slice is one block from 2 Mi on); 1024^3 and 256 x 1024 x
+//       1024, one block either way, within noise. Not measured on AMD.
 //   kSharedPackedBFloats  the smallest packed B block (floats) the packed
 //       driver's units share instead of packing a copy each (vacc_gemm.cc).
 //       Measured on Zen4 at 2 units, shared against a copy each
@@ -173,7 +180,7 @@ constexpr int64_t kRowsKC = 256;
 constexpr int64_t kMC = 144;
 constexpr int64_t kPackedAFloats = 72 * 1024;
 constexpr int64_t kNC = 4080;
-constexpr int64_t kUnitPackedBFloats = int64_t{1} << 20;
+constexpr int64_t kUnitPackedBFloats = int64_t{1} << 22;
 constexpr int64_t kChunksPerParticipant = 8;
 constexpr int64_t kSharedPackedBFloats = int64_t{1} << 19;
 constexpr int64_t kSharedBChunkRows = 96;
