@@ -20,15 +20,6 @@ namespace {
 
 using gemm::Matrix;
 
-// Rows [begin, begin+count) of m.
-Matrix RowSlice(const Matrix& m, int64_t begin, int64_t count) {
-  Matrix s = m;
-  s.data = static_cast<const char*>(m.data) +
-           begin * m.row_stride * static_cast<int64_t>(TF_DataTypeSize(m.dtype));
-  s.rows = count;
-  return s;
-}
-
 // Below this many multiply-adds a product is not worth splitting across
 // units; batches of such products are split by batch instead.
 constexpr int64_t kSmallProduct = 64 * 64 * 64;
@@ -39,7 +30,7 @@ void Product(const Matrix& a, const Matrix& b, float* c, ComputeUnits* units) {
   if (UseScalarKernels()) {
     auto rows = [&](size_t begin, size_t end) {
       const auto b0 = static_cast<int64_t>(begin), e = static_cast<int64_t>(end);
-      gemm::ReferenceGemm(RowSlice(a, b0, e - b0), b, c + b0 * b.cols, b.cols, false);
+      gemm::ReferenceGemm(gemm::RowsOf(a, b0, e - b0), b, c + b0 * b.cols, b.cols, false);
     };
     if (units == nullptr) rows(0, static_cast<size_t>(a.rows));
     else units->ParallelFor(static_cast<size_t>(a.rows), 16, rows);

@@ -212,15 +212,6 @@ inline int64_t PackedDriverColumnSlices(int64_t m, int64_t n, int64_t nr, int pa
   return CeilDiv(n, nr) >= kColumnSliceMinPanels * parts ? parts : 1;
 }
 
-// Columns [col0, col0 + cols) of m: the same memory, from column col0 on.
-inline Matrix ColumnsOf(const Matrix& m, int64_t col0, int64_t cols) {
-  Matrix slice = m;
-  slice.data = static_cast<const char*>(m.data) +
-               col0 * m.col_stride * static_cast<int64_t>(TF_DataTypeSize(m.dtype));
-  slice.cols = cols;
-  return slice;
-}
-
 // body(p) for each participant p of a parallel step on `units` (the caller
 // is participant 0), or body(0) alone without units.
 inline void ForEachParticipant(ComputeUnits* units, const std::function<void(int)>& body) {
