@@ -374,9 +374,7 @@ TEST_F(GemmTest, SharedPackedBOnTwoAndThreeUnits) {
   ASSERT_GE(gemm::CeilDiv(s.n, uk.nr) * uk.nr * s.k, gemm::kSharedPackedBFloats);
   ASSERT_EQ(gemm::PackedDriverColumnSlices(s.m, s.n, uk.nr, 4), 1);
   // Long chunks with shared B: still two, so two units contend for panels.
-  const int64_t kc = gemm::EvenBlockLength(s.k, gemm::kKC);  // PackedGemm's K blocks
-  ASSERT_GE(gemm::PackedDriverChunks(s.m, uk.mr, kc, 2, gemm::kSharedPackedBFloats, true).count,
-            2);
+  ASSERT_GE(gemm::PackedDriverChunks(s.m, uk.mr, 2, gemm::kSharedPackedBFloats, true).count, 2);
   ComputeUnits two(2, std::chrono::microseconds(50));
   ComputeUnits three(3, std::chrono::microseconds(50));
   const Driver packed = kDrivers[1];
@@ -463,7 +461,8 @@ TEST_F(GemmTest, PackedDriverColumnSlicesOnTwoAndThreeUnits) {
 // The packed driver's row chunks cover every row once; with B shared by the
 // units, or each unit's own B block too large for its L2 (both in L3,
 // streamed past each chunk), none is shorter than kSharedBChunkRows or
-// kOwnStreamedBChunkRows; otherwise each unit has kChunksPerParticipant.
+// kOwnStreamedBChunkRows; otherwise each unit has kChunksPerParticipant,
+// or more where those would be longer than kPackedARows (1024 rows of 6).
 // The units have equal shares: a whole number of chunks each, also where
 // the shortest chunk allowed sets the count (1000 rows, own large B: 125
 // micro-panels of 8 rows in chunks of at least 8, at most 15 of them: 14).
@@ -475,7 +474,7 @@ TEST(RowChunks, LongWhenBStreamsFromL3ShortOtherwise) {
         const int64_t b_floats =
             b == B::kOwnSmall ? gemm::kUnitL2PackedBFloats : gemm::kUnitL2PackedBFloats + 1;
         const gemm::RowChunks chunks =
-            gemm::PackedDriverChunks(m, mr, gemm::kKC, 2, b_floats, b == B::kShared);
+            gemm::PackedDriverChunks(m, mr, 2, b_floats, b == B::kShared);
         const char* names[] = {" own small B", " own large B", " shared B"};
         const std::string what = "mr " + std::to_string(mr) + " m " + std::to_string(m) +
                                  names[static_cast<int>(b)];
@@ -495,7 +494,12 @@ TEST(RowChunks, LongWhenBStreamsFromL3ShortOtherwise) {
         }
         EXPECT_EQ(next, m) << what;
         if (b == B::kOwnSmall) {
-          EXPECT_EQ(chunks.count, 2 * gemm::kChunksPerParticipant) << what;
+          const int64_t panels = gemm::CeilDiv(m, mr);
+          const int64_t most_panels = gemm::kPackedARows / mr;
+          const int64_t needed = gemm::CeilDiv(panels, most_panels);
+          EXPECT_EQ(chunks.count,
+                    std::max(2 * gemm::kChunksPerParticipant, gemm::CeilDiv(needed, 2) * 2))
+              << what;
         } else {
           EXPECT_GE(chunks.count, 2) << what;
         }
@@ -505,29 +509,35 @@ TEST(RowChunks, LongWhenBStreamsFromL3ShortOtherwise) {
 }
 
 // On one unit a chunk is the packed A block that stays in L2 while the B
-// panels pass: at most kPackedAFloats values deep, so a K block of KC
-// values takes fewer rows than one of KC / 4 (which takes MC).
+// panels pass, beside the packed B block: at most kPackedARows rows at
+// every depth where that block stays in L2 too. Where it streams from L3
+// (over kUnitL2PackedBFloats) the shortest chunk allowed,
+// kOwnStreamedBChunkRows, wins, and chunks stay under twice that.
 TEST(RowChunks, OneUnitsABlockFitsItsBudget) {
   for (int64_t mr : {6, 8}) {
-    for (int64_t kc : {gemm::kKC / 4, gemm::kKC / 2, gemm::kKC}) {
-      const int64_t most = std::min(gemm::kMC, gemm::kPackedAFloats / kc);
-      for (int64_t m : {200, 1000, 2048}) {
-        for (int64_t b_floats : {gemm::kUnitL2PackedBFloats, gemm::kUnitL2PackedBFloats * 8}) {
-          const gemm::RowChunks chunks = gemm::PackedDriverChunks(m, mr, kc, 1, b_floats, false);
-          const std::string what = "mr " + std::to_string(mr) + " kc " + std::to_string(kc) +
-                                   " m " + std::to_string(m) + " B " + std::to_string(b_floats);
-          int64_t rows = 0;
-          for (int64_t c = 0; c < chunks.count; ++c) {
-            EXPECT_LE(chunks.Rows(c), most) << what << ", chunk " << c;
-            rows += chunks.Rows(c);
+    const int64_t shortest_streamed = gemm::CeilDiv(gemm::kOwnStreamedBChunkRows, mr) * mr;
+    for (int64_t m : {200, 1000, 2048}) {
+      for (int64_t b_floats : {gemm::kUnitL2PackedBFloats, gemm::kUnitL2PackedBFloats * 8}) {
+        const bool streamed = b_floats > gemm::kUnitL2PackedBFloats;
+        const gemm::RowChunks chunks = gemm::PackedDriverChunks(m, mr, 1, b_floats, false);
+        const std::string what =
+            "mr " + std::to_string(mr) + " m " + std::to_string(m) + " B " + std::to_string(b_floats);
+        int64_t rows = 0;
+        for (int64_t c = 0; c < chunks.count; ++c) {
+          if (streamed) {
+            EXPECT_GE(chunks.Rows(c), shortest_streamed) << what << ", chunk " << c;
+            EXPECT_LT(chunks.Rows(c), 2 * shortest_streamed) << what << ", chunk " << c;
+          } else {
+            EXPECT_LE(chunks.Rows(c), gemm::kPackedARows) << what << ", chunk " << c;
           }
-          EXPECT_EQ(rows, m) << what;
+          rows += chunks.Rows(c);
         }
+        EXPECT_EQ(rows, m) << what;
       }
     }
   }
-  EXPECT_LT(gemm::PackedDriverChunks(2048, 8, gemm::kKC, 1, 0, false).largest,
-            gemm::PackedDriverChunks(2048, 8, gemm::kKC / 4, 1, 0, false).largest);
+  EXPECT_EQ(gemm::PackedDriverChunks(2048, 8, 1, 0, false).largest, gemm::kPackedARows);
+  EXPECT_EQ(gemm::PackedDriverChunks(200, 8, 1, gemm::kUnitL2PackedBFloats + 1, false).largest, 72);
 }
 
 // Who packs a shared panel: the first to ask claims it; others see it busy

@@ -228,7 +228,7 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   };
   const int64_t first_cols = std::min(nc, n);
   const RowChunks chunks =
-      PackedDriverChunks(m, mr, kc_max, parts, block_floats(first_cols), shares_b(first_cols));
+      PackedDriverChunks(m, mr, parts, block_floats(first_cols), shares_b(first_cols));
   // B is packed a panel at a time, each by the first row tile that needs
   // it: a float32 B with contiguous rows by the micro-kernel (run_packing),
   // which reads it in place as it computes that tile. Rows a multiple of 4

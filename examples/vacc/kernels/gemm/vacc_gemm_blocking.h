@@ -38,21 +38,41 @@
 //       packs it (Zen3, paired with oneDNN, medians of 6: one block of 784
 //       0.96x of oneDNN at t1 and t2, blocks of 392 0.95x / 0.93x, of 196
 //       0.93x / 0.87x).
-//   MC  rows of a packed A block (a row chunk of the packed driver), which
-//       stays in L2 while every B panel of the NC block passes: 144 x 384
-//       floats = 216 KiB, under half of Zen3's L2, so B panels and C lines
-//       do not evict it (144 x 1024 floats = 576 KiB since KC = 1024:
-//       more than Zen3's L2 holds beside B, over half of Zen4's; 288 rows
-//       measured the same as 144 on Zen4 at KC = 512).
-//   kPackedAFloats  the most values of the packed driver's A block (a row
-//       chunk, kc deep) when its unit packs B for itself: 72 rows at KC =
-//       1024 (288 KiB, a quarter of Zen4's L2), MC at KC = 512 and below.
-//       Zen4, one unit (builds alternating, paired with oneDNN, medians
-//       of 4 rounds, four experiments): 2048^3 1.02-1.03x against 144
-//       rows (576 KiB), 1024^3 0.99-1.02x; 48 and 96 rows gained less at
-//       2048^3. At two units the chunks whose units share B keep MC rows
-//       (each streams the shared block from L3): halved, 2048^3 measured
-//       0.97-0.98x, within this VM's noise but never above.
+//   MC  rows of a packed A block (a row chunk of the packed driver) when
+//       the units share the packed B block, and of the narrow-B path's
+//       chunks: the block stays in L2 while every B panel of the NC block
+//       passes: 144 x 384 floats = 216 KiB, under half of Zen3's L2, so B
+//       panels and C lines do not evict it (144 x 1024 floats = 576 KiB
+//       since KC = 1024: more than Zen3's L2 holds beside B, over half of
+//       Zen4's; 288 rows measured the same as 144 on Zen4 at KC = 512).
+//       The narrow-B path's chunks of 64 rows ran the 1x1 Conv2D 0.99x
+//       (Intel Xeon, paired with oneDNN, medians of 6).
+//   kPackedARows  the most rows of the packed driver's A block when its
+//       unit packs B for itself: 64 at every depth (256 KiB at KC = 1024).
+//       There the packed B block stays in L2 across the chunks (up to 1
+//       MiB, kUnitL2PackedBFloats), beside the A block and the chunk's
+//       rows of C, while A's own lines stream in to be packed; a smaller
+//       A block leaves B more of L2. It replaced a budget of 72 x 1024
+//       floats (kPackedAFloats: 72 rows at KC = 1024, MC's 144 at K <=
+//       512, 94 at K = 784), which had measured on Zen4 (one unit, paired
+//       with oneDNN, medians of 4 rounds, four experiments) 2048^3
+//       1.02-1.03x against 144 rows, 1024^3 0.99-1.02x, with 48 and 96
+//       rows gaining less at 2048^3. On an Intel Xeon (2 MiB L2), one
+//       unit, operands rotating through copies in 64 MiB, the two rules
+//       alternating call by call, medians of 40 calls or more, 64 rows
+//       against that budget: 256 x 784 x 512 1.08x, 784 x 256 x 512 A^T
+//       1.06x, 512 x 256 x 512 A^T 1.04x, 256 x 512 x 512 1.03x (B^T
+//       1.02x), 512^3 1.02x, 256^3 1.02x, 4096 x 256 x 512 1.07x; 1024^3,
+//       2048^3, 256 x 1024 x 1024 and 1024 x 1024 x 256 1.00x (32 and 96
+//       rows measured about as 64). At two units (mostly column slices,
+//       each unit's B block half as large) 0.97-1.04x, within noise.
+//       Paired with oneDNN in bench_vacc_matmul (builds alternating,
+//       medians of 10), t1 / t2: 512^3 0.968 -> 0.978 / 0.895 -> 0.930,
+//       the Keras MLP step 0.991 -> 1.007 / 0.994 -> 1.011, 256 x 784 x
+//       512 0.933 -> 0.932 / 0.937 -> 0.952. Not measured on AMD. At two
+//       units the chunks whose units share B keep MC rows (each streams
+//       the shared block from L3): halved, 2048^3 measured 0.97-0.98x on
+//       Zen4, within that VM's noise but never above.
 //   NC  columns of a B block: at most 4080, and fewer when K is long, as
 //       the block is kept packed for all of K (a copy per unit, or one
 //       shared: vacc_gemm.cc): kUnitPackedBFloats, 4 Mi floats = 16 MiB, in
@@ -178,7 +198,7 @@ namespace gemm {
 constexpr int64_t kKC = 1024;
 constexpr int64_t kRowsKC = 256;
 constexpr int64_t kMC = 144;
-constexpr int64_t kPackedAFloats = 72 * 1024;
+constexpr int64_t kPackedARows = 64;
 constexpr int64_t kNC = 4080;
 constexpr int64_t kUnitPackedBFloats = int64_t{1} << 22;
 constexpr int64_t kChunksPerParticipant = 8;

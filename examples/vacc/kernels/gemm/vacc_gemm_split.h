@@ -182,21 +182,21 @@ struct RowChunks {
   int64_t largest = 0;  // rows of the largest chunk
 };
 
-// The packed driver's row chunks (each a packed A block of kc columns): at
-// most MC rows, and at most kPackedAFloats / kc unless the units share B
-// (blocking.h), at least kChunksPerParticipant per unit, but none shorter
-// than kSharedBChunkRows when the units share the packed B block
-// (b_shared), nor than kOwnStreamedBChunkRows when each packs one of its
-// own of more than kUnitL2PackedBFloats (b_floats, the first block's):
-// either block is in L3, and each chunk streams all of it past its tiles
-// (blocking.h).
-inline RowChunks PackedDriverChunks(int64_t m, int64_t mr, int64_t kc, int parts,
-                                    int64_t b_floats, bool b_shared) {
+// The packed driver's row chunks (each a packed A block, kc deep): at
+// most kPackedARows rows where each unit packs B for itself, MC where the
+// units share the packed B block (b_shared) (blocking.h), at least
+// kChunksPerParticipant per unit, but none shorter than kSharedBChunkRows
+// when they share it, nor than kOwnStreamedBChunkRows when each packs one
+// of its own of more than kUnitL2PackedBFloats (b_floats, the first
+// block's): either block is in L3, and each chunk streams all of it past
+// its tiles (blocking.h). The shortest allowed wins over the longest
+// (RowChunks): 200 rows with B streamed are chunks of 64, 64 and 72.
+inline RowChunks PackedDriverChunks(int64_t m, int64_t mr, int parts, int64_t b_floats,
+                                    bool b_shared) {
   const int64_t min_rows = b_shared                          ? kSharedBChunkRows
                            : b_floats > kUnitL2PackedBFloats ? kOwnStreamedBChunkRows
                                                              : mr;
-  const int64_t max_rows =
-      b_shared ? kMC : std::min(kMC, std::max(mr, kPackedAFloats / std::max<int64_t>(kc, 1)));
+  const int64_t max_rows = b_shared ? kMC : kPackedARows;
   return RowChunks(m, mr, max_rows, min_rows, parts, kChunksPerParticipant);
 }
 
