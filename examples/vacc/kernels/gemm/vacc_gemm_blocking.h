@@ -60,12 +60,14 @@
 //       rows gaining less at 2048^3. On an Intel Xeon (2 MiB L2), one
 //       unit, operands rotating through copies in 64 MiB, the two rules
 //       alternating call by call, medians of 40 calls or more, 64 rows
-//       against that budget: 256 x 784 x 512 1.08x, 784 x 256 x 512 A^T
-//       1.06x, 512 x 256 x 512 A^T 1.04x, 256 x 512 x 512 1.03x (B^T
-//       1.02x), 512^3 1.02x, 256^3 1.02x, 4096 x 256 x 512 1.07x; 1024^3,
-//       2048^3, 256 x 1024 x 1024 and 1024 x 1024 x 256 1.00x (32 and 96
-//       rows measured about as 64). At two units (mostly column slices,
-//       each unit's B block half as large) 0.97-1.04x, within noise.
+//       against that budget (three runs; shapes in two of them give both
+//       figures): 256 x 784 x 512 1.01x and 1.08x, 512^3 1.02x and 1.04x,
+//       256 x 512 x 512 1.03x twice (B^T 1.02x), 784 x 256 x 512 A^T
+//       1.06x, 512 x 256 x 512 A^T 1.04x, 4096 x 256 x 512 1.07x, 256^3
+//       1.02x; 1024^3, 2048^3, 256 x 1024 x 1024, 1024 x 1024 x 256 and
+//       300 x 500 x 700 0.99-1.01x (32 and 96 rows measured about as 64).
+//       At two units (mostly column slices, each unit's B block half as
+//       large) 0.95-1.04x over 23 readings, within this VM's noise.
 //       Paired with oneDNN in bench_vacc_matmul (builds alternating,
 //       medians of 10), t1 / t2: 512^3 0.968 -> 0.978 / 0.895 -> 0.930,
 //       the Keras MLP step 0.991 -> 1.007 / 0.994 -> 1.011, 256 x 784 x
