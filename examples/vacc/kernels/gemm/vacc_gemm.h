@@ -43,21 +43,23 @@ struct Matrix {
 // A row-major `rows` x `cols` buffer, seen transposed if `transpose`.
 Matrix RowMajor(const void* data, TF_DataType dtype, int64_t rows, int64_t cols, bool transpose);
 
-// Rows [row0, row0 + rows) or columns [col0, col0 + cols) of m: the same
-// memory, from that row or column on.
+// Rows [row0, row0 + rows) x columns [col0, col0 + cols) of m: the same
+// memory, from that element on, with m's strides.
+inline Matrix SubMatrix(const Matrix& m, int64_t row0, int64_t rows, int64_t col0, int64_t cols) {
+  Matrix sub = m;
+  sub.data = static_cast<const char*>(m.data) + (row0 * m.row_stride + col0 * m.col_stride) *
+                                                    static_cast<int64_t>(TF_DataTypeSize(m.dtype));
+  sub.rows = rows;
+  sub.cols = cols;
+  return sub;
+}
+// Rows [row0, row0 + rows) of m, all its columns; columns [col0, col0 +
+// cols), all its rows.
 inline Matrix RowsOf(const Matrix& m, int64_t row0, int64_t rows) {
-  Matrix slice = m;
-  slice.data = static_cast<const char*>(m.data) +
-               row0 * m.row_stride * static_cast<int64_t>(TF_DataTypeSize(m.dtype));
-  slice.rows = rows;
-  return slice;
+  return SubMatrix(m, row0, rows, 0, m.cols);
 }
 inline Matrix ColumnsOf(const Matrix& m, int64_t col0, int64_t cols) {
-  Matrix slice = m;
-  slice.data = static_cast<const char*>(m.data) +
-               col0 * m.col_stride * static_cast<int64_t>(TF_DataTypeSize(m.dtype));
-  slice.cols = cols;
-  return slice;
+  return SubMatrix(m, 0, m.rows, col0, cols);
 }
 
 // The left operand as the GEMM driver sees it.
