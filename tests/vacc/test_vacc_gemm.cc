@@ -842,9 +842,9 @@ TEST_F(GemmTest, PackedKernelFetchingTheNextPanelComputesTheSameTile) {
             std::vector<float> plain(static_cast<size_t>(uk.mr * uk.nr), 1.0f);
             std::vector<float> fetching = plain;
             uk.run(kc, a_panel.data(), b_panel.data(), plain.data(), uk.nr, m, n, accumulate,
-                   nullptr);
+                   nullptr, nullptr);
             uk.run(kc, a_panel.data(), b_panel.data(), fetching.data(), uk.nr, m, n, accumulate,
-                   next.data());
+                   next.data(), nullptr);
             for (size_t i = 0; i < plain.size(); ++i) {
               ASSERT_EQ(std::memcmp(&plain[i], &fetching[i], sizeof(float)), 0)
                   << target << " kc " << kc << " m " << m << " n " << n
@@ -853,6 +853,53 @@ TEST_F(GemmTest, PackedKernelFetchingTheNextPanelComputesTheSameTile) {
             }
             ASSERT_EQ(std::memcmp(next.data(), nan_panel.data(), next_floats * sizeof(float)), 0)
                 << target << " kc " << kc << ": the fetched panel changed";
+          }
+        }
+      }
+    }
+  }
+}
+
+// The packed kernel's copy of B rows into the next panel (MicroKernel::
+// run's copy, NextPanelCopy in vacc_gemm.cc): every row asked for lands in
+// the panel's layout and nothing past it is written; the tile is bit for
+// bit the one computed without the copy; at depths around the unrolled
+// steps, with fewer rows than the k loop has iterations, as many, and more
+// (the rest copied after the loop), on every target.
+TEST_F(GemmTest, PackedKernelCopyingTheNextPanelComputesTheSameTile) {
+  for (const std::string& target : AvailableSimdTargets()) {
+    Select(target);
+    const gemm::MicroKernel uk = gemm::CurrentMicroKernel();
+    constexpr int64_t kLdb = 100;  // B's rows, wider than a panel
+    for (int64_t kc : {1, 4, 7, 37, 64}) {
+      std::vector<float> a_panel(static_cast<size_t>(kc * uk.mr));
+      std::vector<float> b_panel(static_cast<size_t>(kc * uk.nr));
+      for (size_t i = 0; i < a_panel.size(); ++i) a_panel[i] = 0.25f * static_cast<float>(i % 7);
+      for (size_t i = 0; i < b_panel.size(); ++i) b_panel[i] = 0.5f - static_cast<float>(i % 5);
+      for (int64_t rows : {int64_t{0}, int64_t{1}, kc / 4, kc / 4 + 1, 2 * kc + 3}) {
+        std::vector<float> b(static_cast<size_t>((rows + 1) * kLdb));
+        for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i) + 0.5f;
+        // The destination, 64-byte aligned as a packed panel is, with a
+        // row more to show a write past the end.
+        std::vector<float> storage(static_cast<size_t>((rows + 1) * uk.nr + 16), -1.0f);
+        float* dst = storage.data() + (16 - reinterpret_cast<uintptr_t>(storage.data()) / 4 % 16) % 16;
+        const gemm::PanelCopy copy{b.data() + 3, kLdb, dst, rows};
+        for (bool accumulate : {false, true}) {
+          std::vector<float> plain(static_cast<size_t>(uk.mr * uk.nr), 1.0f);
+          std::vector<float> copying = plain;
+          uk.run(kc, a_panel.data(), b_panel.data(), plain.data(), uk.nr, uk.mr, uk.nr,
+                 accumulate, nullptr, nullptr);
+          uk.run(kc, a_panel.data(), b_panel.data(), copying.data(), uk.nr, uk.mr, uk.nr,
+                 accumulate, nullptr, &copy);
+          ASSERT_EQ(std::memcmp(plain.data(), copying.data(), plain.size() * sizeof(float)), 0)
+              << target << " kc " << kc << " rows " << rows << ": the copy changed the tile";
+          for (int64_t r = 0; r <= rows; ++r) {
+            for (int j = 0; j < uk.nr; ++j) {
+              const float expected = r < rows ? b[static_cast<size_t>(r * kLdb + 3 + j)] : -1.0f;
+              ASSERT_EQ(dst[r * uk.nr + j], expected)
+                  << target << " kc " << kc << " rows " << rows << ": panel row " << r
+                  << ", column " << j << (r == rows ? " (past the copy)" : "");
+            }
           }
         }
       }

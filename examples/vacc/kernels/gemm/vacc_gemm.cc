@@ -5,8 +5,10 @@
 //
 //   for jc in N step NC                  packed B: KC x NC for every K
 //                                        block, each panel packed by the
-//                                        first tile that needs it (or a
-//                                        K block by a pass: see PackedGemm)
+//                                        first tile that needs it, or by
+//                                        the tiles of the panel before
+//                                        (NextPanelCopy), or a K block by
+//                                        a pass (see PackedGemm)
 //     rows of C in chunks of <= MC, dealt to the units as shares (Shares);
 //     each takes its own, then what another has not started
 //       for pc in K step KC
@@ -169,6 +171,48 @@ const float* NextPanelSlice(PanelRef next_panel, int64_t tile, int64_t kc) {
                                                                  : nullptr;
 }
 
+// The copy of one packed B panel (kc rows of NR floats from a row-major
+// float32 B) spread over the tiles of the panel before it that read packed
+// panels (MicroKernel::run's copy), as even slices: tile t copies rows
+// [t * per, (t + 1) * per). That panel is then packed before its first
+// tile, which reads it like the rest, instead of one tile packing all of
+// it: the B-packing tile reads kc rows far apart from L3 and stores as
+// many: 2.3-2.9x a plain tile's time at K = 512 (perf, Intel Xeon), where
+// a row per four k steps fits beside the FMAs. Only where each tile takes
+// at most one row per four k steps (Fits), so every copy overlaps its
+// tile's FMAs. Intel Xeon (Emerald Rapids class), operands hot, the two
+// rules alternating call by call (medians of 200+ pairs), one unit:
+// 256 x 512 x 512 1.023-1.025x, 256 x 784 x 512 1.019-1.020x, 512^3
+// 1.011-1.015x, 300 x 500 x 700 1.014x, 256^3 1.00x; two units
+// 1.008-1.025x (examples/vacc/README.md has the rest). AMD not measured.
+class NextPanelCopy {
+ public:
+  NextPanelCopy() = default;
+  NextPanelCopy(const float* src, int64_t ld, float* dst, int64_t nr, int64_t kc, int64_t tiles)
+      : src_(src), ld_(ld), dst_(dst), nr_(nr), kc_(kc), per_(CeilDiv(kc, tiles)) {}
+  // Whether `tiles` tiles kc deep can copy kc rows at one row per
+  // iteration of their k loop (kFetchKSteps steps).
+  static bool Fits(int64_t tiles, int64_t kc) {
+    return tiles > 0 && tiles * (kc / kFetchKSteps) >= kc;
+  }
+  bool active() const { return src_ != nullptr; }
+  // Tile t's rows (NULL: none left).
+  const PanelCopy* Slice(int64_t t) {
+    const int64_t row0 = t * per_;
+    const int64_t rows = std::min(per_, kc_ - row0);
+    if (rows <= 0) return nullptr;
+    slice_ = PanelCopy{src_ + row0 * ld_, ld_, dst_ + row0 * nr_, rows};
+    return &slice_;
+  }
+
+ private:
+  const float* src_ = nullptr;
+  int64_t ld_ = 0;
+  float* dst_ = nullptr;
+  int64_t nr_ = 0, kc_ = 0, per_ = 0;
+  PanelCopy slice_;
+};
+
 }  // namespace
 
 void Gemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool accumulate,
@@ -271,6 +315,9 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
     const int64_t b_floats = block_floats(ncur), claim_count = CeilDiv(k, kc_max) * panels;
     const bool share_b = shares_b(ncur);
     const bool pack_by_pass = b_rows_share_sets && !share_b;
+    // A B block of its own, read in place, whose rows do not share cache
+    // sets: each panel's tiles copy the next panel (NextPanelCopy).
+    const bool copy_b_panels = !share_b && b_in_place != nullptr && !b_rows_share_sets;
     float* shared_b = share_b ? t_packed_b.Get(b_floats) : nullptr;
     if (share_b && shared_b == nullptr) std::abort();  // out of host memory
     PanelClaims shared_claims(share_b ? claim_count : 0);
@@ -310,8 +357,10 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
             return {packed_panel(pc + kc, next_kc, first_panel), nr * next_kc};
           };
           // The chunk's tiles against panel p, packing it first if pack_b
-          // (and the K block's other panels with it, by a pass).
-          auto run_panel = [&](int64_t p, bool pack_b, PanelRef next) {
+          // (and the K block's other panels with it, by a pass); those that
+          // read the packed panel also copy panel copy_to (-1: none) from B
+          // in place, if it is this unit's to pack (NextPanelCopy).
+          auto run_panel = [&](int64_t p, bool pack_b, PanelRef next, int64_t copy_to) {
             const int64_t col = jc + p * nr;
             const int n_eff = static_cast<int>(std::min(nr, n - col));
             float* b_panel = packed_panel(pc, kc, p);
@@ -319,6 +368,20 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
               PackB(b, pc, kc, jc, ncur, uk.nr, packed_panel(pc, kc, 0));
               for (int64_t q = 0; q < panels; ++q) claims.Packed(claim0 + q);
               pack_b = false;
+            }
+            // The tiles that pack: all of them where A is packed on the
+            // way, else the first where it packs B from B in place.
+            const int64_t tiles = CeilDiv(rows, mr);
+            const int64_t packing_tiles =
+                !a_packed ? tiles : (pack_b && b_in_place != nullptr && n_eff == nr ? 1 : 0);
+            const int64_t plain_tiles = tiles - packing_tiles;
+            NextPanelCopy copy;
+            if (copy_to >= 0 && NextPanelCopy::Fits(plain_tiles, kc) &&
+                claims.TryClaim(claim0 + copy_to) == PanelClaims::State::kClaimed) {
+              copy = NextPanelCopy(static_cast<const float*>(b_in_place->data) +
+                                       pc * b_in_place->row_stride + jc + copy_to * nr,
+                                   b_in_place->row_stride, packed_panel(pc, kc, copy_to), nr, kc,
+                                   plain_tiles);
             }
             float* c_block = c + row0 * ldc + col;
             // B for the first row tile: the packed panel, or B in place,
@@ -347,14 +410,19 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
               } else if (b_to_pack != nullptr) {
                 uk.run_packing(kc, packed_a + i * kc, b_first, ldb, b_to_pack, c_block + i * ldc,
                                ldc, m_eff, add);
+              } else if (copy.active()) {
+                // It writes the next panel: no fetch walk over it.
+                uk.run(kc, packed_a + i * kc, b_panel, c_block + i * ldc, ldc, m_eff, n_eff, add,
+                       nullptr, copy.Slice(i / mr - packing_tiles));
               } else {
                 uk.run(kc, packed_a + i * kc, b_panel, c_block + i * ldc, ldc, m_eff, n_eff, add,
-                       NextPanelSlice(next, i / mr, kc));
+                       NextPanelSlice(next, i / mr, kc), nullptr);
               }
               if (i == 0 && pack_b) claims.Packed(claim0 + p);  // that tile packed it
               b_first = b_panel;
               b_to_pack = nullptr;
             }
+            if (copy.active()) claims.Packed(claim0 + copy_to);  // its tiles copied it
             a_packed = true;
           };
           // Panels another unit is packing right now come last.
@@ -366,7 +434,12 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
               skipped[static_cast<size_t>(p)] = 1;
               any_skipped = true;
             } else {
-              run_panel(p, state == PanelClaims::State::kClaimed, next_panel(q));
+              // The next panel in this order, if this unit packs it from B
+              // in place: this panel's tiles copy it (NextPanelCopy).
+              const int64_t pn = (first_panel + q + 1) % panels;
+              const bool copy_next = copy_b_panels && q + 1 < panels && jc + (pn + 1) * nr <= n;
+              run_panel(p, state == PanelClaims::State::kClaimed, next_panel(q),
+                        copy_next ? pn : -1);
             }
           }
           for (int64_t p = 0; any_skipped && p < panels; ++p) {
@@ -376,7 +449,7 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
             // again), and those have units; no spin budget without them.
             claims.Wait(claim0 + p,
                         units != nullptr ? units->spin() : std::chrono::nanoseconds(0));
-            run_panel(p, false, PanelRef{});
+            run_panel(p, false, PanelRef{}, -1);
           }
         }
       }

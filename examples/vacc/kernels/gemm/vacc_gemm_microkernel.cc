@@ -53,6 +53,9 @@ constexpr int kMaxMR = 8;
 static_assert(kTileRows <= kMaxMR, "the kernel names accumulators for 8 rows");
 // How far ahead of the row it packs KernelPackingF32 fetches B's rows.
 constexpr int64_t kPrefetchRows = 16;
+// How far ahead of the row it copies the plain kernel fetches B's rows
+// (PanelCopy): 8 rows, 32 k steps.
+constexpr int64_t kCopyAheadRows = 8;
 // How far ahead a kernel reading A in place fetches it: along its rows
 // (row-major), or in k steps (a transposed A, a k step per line).
 constexpr int64_t kAheadA = 96;
@@ -103,14 +106,23 @@ constexpr bool kGroupsPanels = kAsked == APanels::kGroups && HWY_NATIVE_FMA;
 // fetch_l2: see MicroKernel::run (NULL: nothing to fetch); kFetchToL1:
 // with prefetcht0 rather than prefetcht2 (FetchWalkToL1).
 template <class D, int kMR, bool kPackB, ASource kA, APanels kLayout,
-          bool kFetchToL1 = false>
+          bool kFetchToL1 = false, bool kCopy = false>
 HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
                        float* HWY_RESTRICT a_packed, const float* HWY_RESTRICT b,
                        int64_t b_step, float* HWY_RESTRICT b_packed, float* HWY_RESTRICT c,
                        int64_t ldc, int m, int n, bool accumulate,
-                       const float* fetch_l2 = nullptr) {
+                       const float* fetch_l2 = nullptr, const PanelCopy* copy = nullptr) {
   const D d;
   const size_t N = hn::Lanes(d);
+  // Rows of B to copy into the next panel (MicroKernel::run; the plain
+  // kernel only), one per iteration of the unrolled k loop. A variant of
+  // its own: the test and the pointers cost the plain kernel without a
+  // copy ~0.5% at kc = 512.
+  constexpr bool kMayCopy = kCopy && kA == kPacked && !kPackB;
+  const float* copy_src = kMayCopy && copy != nullptr ? copy->src : nullptr;
+  float* copy_dst = kMayCopy && copy != nullptr ? copy->dst : nullptr;
+  const int64_t copy_ld = kMayCopy && copy != nullptr ? copy->ld : 0;
+  int64_t copy_rows = kMayCopy && copy != nullptr ? copy->rows : 0;
   constexpr bool kInPlace = kA != kPacked;
   // An A in place: the distance between rows, and between k steps.
   const int64_t row_step = kA == kRows ? a_step : 1;
@@ -262,6 +274,12 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   }                                                                              \
   b += (S) * b_step;                                                             \
   if (kPackB) b_packed += (S) * 2 * N;
+#define VACC_GEMM_COPY_ROW                                                       \
+  hn::Store(hn::LoadU(d, copy_src), d, copy_dst);                                \
+  hn::Store(hn::LoadU(d, copy_src + N), d, copy_dst + N);                        \
+  copy_src += copy_ld;                                                           \
+  copy_dst += 2 * N;                                                             \
+  --copy_rows;
   int64_t k = 0;
   if (HWY_NATIVE_FMA) {
     static_assert(kFetchKSteps == 4, "fetch_l2 advances once per iteration of four k steps");
@@ -281,6 +299,14 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
           std::memcpy(a_packed + 6 * 4, a6, 4 * sizeof(float));
           std::memcpy(a_packed + 7 * 4, a7, 4 * sizeof(float));
         }
+      }
+      // A row of the next panel, its source fetched kCopyAheadRows rows
+      // ahead (it comes from L3 or memory).
+      if (kMayCopy && copy_rows > 0) {
+        VACC_GEMM_COPY_ROW
+        hwy::Prefetch(copy_src + kCopyAheadRows * copy_ld);
+        hwy::Prefetch(copy_src + kCopyAheadRows * copy_ld + N);
+        hwy::Prefetch(copy_src + kCopyAheadRows * copy_ld + 2 * N - 1);
       }
       // Into L2 only (prefetcht2 on x86), unless kFetchToL1: the lines
       // are for later tiles, and would evict this tile's panels from L1.
@@ -302,6 +328,12 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
     VACC_GEMM_STEP(0, true)
     VACC_GEMM_ADVANCE(1)
   }
+  // The rows the k loop had no iteration for (all of them without native
+  // FMA).
+  for (; kMayCopy && copy_rows > 0;) {
+    VACC_GEMM_COPY_ROW
+  }
+#undef VACC_GEMM_COPY_ROW
 #undef VACC_GEMM_ADVANCE
 #undef VACC_GEMM_ROW
 #undef VACC_GEMM_PANEL_AT
@@ -353,10 +385,16 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
 template <class D, int kMR, APanels kLayout, bool kFetchToL1>
 void KernelF32(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
                float* HWY_RESTRICT c, int64_t ldc, int m, int n, bool accumulate,
-               const float* fetch_l2) {
+               const float* fetch_l2, const PanelCopy* copy) {
   const int64_t nr = static_cast<int64_t>(2 * hn::Lanes(D()));
-  Kernel<D, kMR, false, kPacked, kLayout, kFetchToL1>(kc, a, 0, nullptr, b, nr, nullptr, c, ldc,
-                                                      m, n, accumulate, fetch_l2);
+  if (copy != nullptr && copy->rows > 0) {
+    Kernel<D, kMR, false, kPacked, kLayout, kFetchToL1, true>(kc, a, 0, nullptr, b, nr, nullptr,
+                                                              c, ldc, m, n, accumulate, fetch_l2,
+                                                              copy);
+  } else {
+    Kernel<D, kMR, false, kPacked, kLayout, kFetchToL1>(kc, a, 0, nullptr, b, nr, nullptr, c, ldc,
+                                                        m, n, accumulate, fetch_l2);
+  }
 }
 
 template <class D, int kMR, APanels kLayout>

@@ -42,6 +42,19 @@ inline int64_t APanelIndex(APanels layout, int64_t kc, int mr, int64_t k, int r)
   return group * mr + r * steps + k % 4;
 }
 
+// Rows of a row-major float32 B that a packed tile copies into the next
+// B panel while it computes (MicroKernel::run's copy): `rows` rows of NR
+// floats, from src (rows ld apart) to dst (the packed panel's layout: rows
+// NR apart, 64-byte aligned). The driver hands each tile of a panel a
+// slice of the next panel, so that panel is packed before its first tile
+// (vacc_gemm.cc, NextPanelCopy).
+struct PanelCopy {
+  const float* src = nullptr;
+  int64_t ld = 0;
+  float* dst = nullptr;
+  int64_t rows = 0;
+};
+
 struct MicroKernel {
   int mr = 0;  // rows of the tile (A panel width)
   int nr = 0;  // columns of the tile (B panel width)
@@ -53,8 +66,13 @@ struct MicroKernel {
   // k loop runs four steps at a time; the others ignore it): a slice of
   // the next packed panel the caller will use (NextPanelSlice in
   // vacc_gemm.cc), so that panel is in L2 before its tiles start.
+  // Unless copy is NULL it also copies copy->rows rows of B into the next
+  // panel (PanelCopy), one row per four k steps on targets with native FMA
+  // (where the load and store ports have room beside the FMAs), the rest
+  // (all of them elsewhere) after its k loop.
   void (*run)(int64_t kc, const float* a_panel, const float* b_panel, float* c, int64_t ldc,
-              int m, int n, bool accumulate, const float* fetch_l2) = nullptr;
+              int m, int n, bool accumulate, const float* fetch_l2,
+              const PanelCopy* copy) = nullptr;
   // The same for a full NR-wide panel of a row-major float32 B read in
   // place (rows ldb apart), which it also packs into b_packed (64-byte
   // aligned) as it goes: the first tile of a panel packs it for free, where

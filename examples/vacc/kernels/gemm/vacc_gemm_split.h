@@ -119,7 +119,8 @@ inline void RowTilesPacked(const MicroKernel& kernel, int64_t kc, const float* p
                            bool accumulate) {
   for (int64_t i = 0; i < rows; i += kernel.mr) {
     const int m = static_cast<int>(std::min<int64_t>(kernel.mr, rows - i));
-    kernel.run(kc, packed_a + i * kc, b_panel, c + i * ldc, ldc, m, n, accumulate, nullptr);
+    kernel.run(kc, packed_a + i * kc, b_panel, c + i * ldc, ldc, m, n, accumulate, nullptr,
+               nullptr);
   }
 }
 
