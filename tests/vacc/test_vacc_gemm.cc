@@ -505,7 +505,8 @@ TEST(RowChunks, LongWhenBStreamsFromL3ShortOtherwise) {
           EXPECT_GE(chunks.count, 2 * gemm::kChunksPerParticipant) << what;
           if (chunks.count > 2 * gemm::kChunksPerParticipant) {
             const int64_t longest_allowed = gemm::kPackedARows / mr * mr;
-            EXPECT_LT((chunks.count - 2) * longest_allowed, m) << what << ": more chunks than needed";
+            EXPECT_LT((chunks.count - 2) * longest_allowed, m)
+                << what << ": more chunks than needed";
           }
         } else {
           EXPECT_GE(chunks.count, 2) << what;
@@ -882,7 +883,8 @@ TEST_F(GemmTest, PackedKernelCopyingTheNextPanelComputesTheSameTile) {
         // The destination, 64-byte aligned as a packed panel is, with a
         // row more to show a write past the end.
         std::vector<float> storage(static_cast<size_t>((rows + 1) * uk.nr + 16), -1.0f);
-        float* dst = storage.data() + (16 - reinterpret_cast<uintptr_t>(storage.data()) / 4 % 16) % 16;
+        const uintptr_t misaligned = reinterpret_cast<uintptr_t>(storage.data()) / 4 % 16;
+        float* dst = storage.data() + (16 - misaligned) % 16;
         const gemm::PanelCopy copy{b.data() + 3, kLdb, dst, rows};
         for (bool accumulate : {false, true}) {
           std::vector<float> plain(static_cast<size_t>(uk.mr * uk.nr), 1.0f);
