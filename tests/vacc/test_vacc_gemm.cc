@@ -461,7 +461,7 @@ TEST_F(GemmTest, PackedDriverColumnSlicesOnTwoAndThreeUnits) {
 // The packed driver's row chunks cover every row once; with B shared by the
 // units, or each unit's own B block too large for its L2 (both in L3,
 // streamed past each chunk), none is shorter than kSharedBChunkRows or
-// kOwnStreamedBChunkRows; otherwise each unit has kChunksPerParticipant,
+// kOwnStreamedBChunkRows; otherwise each unit has ChunksPerParticipant(),
 // or more where those would be longer than kPackedARows (1024 rows of 6,
 // 2000 of 8).
 // The units have equal shares: a whole number of chunks each, also where
@@ -496,14 +496,14 @@ TEST(RowChunks, LongWhenBStreamsFromL3ShortOtherwise) {
         EXPECT_EQ(next, m) << what;
         if (b == B::kOwnSmall) {
           // Checked as properties, not by the rule's own arithmetic: no
-          // chunk over kPackedARows, at least kChunksPerParticipant per
+          // chunk over kPackedARows, at least ChunksPerParticipant() per
           // unit, and more only where one chunk fewer per unit would not
           // hold M in chunks of kPackedARows (whole micro-panels).
           for (int64_t c = 0; c < chunks.count; ++c) {
             EXPECT_LE(chunks.Rows(c), gemm::kPackedARows) << what << ", chunk " << c;
           }
-          EXPECT_GE(chunks.count, 2 * gemm::kChunksPerParticipant) << what;
-          if (chunks.count > 2 * gemm::kChunksPerParticipant) {
+          EXPECT_GE(chunks.count, 2 * gemm::ChunksPerParticipant()) << what;
+          if (chunks.count > 2 * gemm::ChunksPerParticipant()) {
             const int64_t longest_allowed = gemm::kPackedARows / mr * mr;
             EXPECT_LT((chunks.count - 2) * longest_allowed, m)
                 << what << ": more chunks than needed";

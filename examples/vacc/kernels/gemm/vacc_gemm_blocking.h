@@ -106,6 +106,17 @@
 //       ~35 us each). 8 against 4 on Zen4 (interleaved, medians of 5-7):
 //       256^3 1.03-1.05x, the Keras MLP step's GEMMs 1.01-1.02x, 512^3,
 //       1024^3 and 256 x 1024 x 1024 within 2%; 12 measured like 8.
+//   kIntelChunksPerParticipant  the same on other cores than AMD's
+//       (measured on Intel): 2. Chunks of 64 rows give each B panel enough
+//       tiles in the first chunk to copy the next panel (NextPanelCopy,
+//       vacc_gemm.cc), which chunks of 16 rows (256^3 at 8 per unit) do
+//       not. Intel Xeon (Emerald Rapids class),
+//       2 units, operands hot, 2 against 8 alternating call by call
+//       (medians of 200+ pairs): 256^3 1.030x, 320^3 1.025x, 384^3 1.012x,
+//       512 x 384 x 256 1.013x, other row-chunked shapes 1.000-1.004x; 4
+//       per unit: 256^3 1.011x. Paired with oneDNN (bench_vacc_matmul, 8
+//       rounds): 256^3 t2 0.925 -> 0.951, Keras MLP step t2 0.997 ->
+//       1.010. Zen4 keeps 8: measured there, before the copy.
 //   kSharedBChunkRows  the shortest row chunk of the packed driver when its
 //       units share the packed B block (PackedDriverChunks,
 //       vacc_gemm_split.h). That block is in L3, and each chunk streams all
@@ -204,6 +215,7 @@ constexpr int64_t kPackedARows = 64;
 constexpr int64_t kNC = 4080;
 constexpr int64_t kUnitPackedBFloats = int64_t{1} << 22;
 constexpr int64_t kChunksPerParticipant = 8;
+constexpr int64_t kIntelChunksPerParticipant = 2;
 constexpr int64_t kSharedPackedBFloats = int64_t{1} << 19;
 constexpr int64_t kSharedBChunkRows = 96;
 constexpr int64_t kOwnStreamedBChunkRows = 64;

@@ -14,6 +14,7 @@
 #include "kernels/gemm/vacc_gemm.h"
 #include "kernels/gemm/vacc_gemm_blocking.h"
 #include "kernels/gemm/vacc_gemm_microkernel.h"
+#include "kernels/vacc_simd.h"
 #include "vacc_compute_units.h"
 #include "vacc_shares.h"
 
@@ -186,19 +187,25 @@ struct RowChunks {
 // The packed driver's row chunks (each a packed A block, kc deep): at
 // most kPackedARows rows where each unit packs B for itself, MC where the
 // units share the packed B block (b_shared) (blocking.h), at least
-// kChunksPerParticipant per unit, but none shorter than kSharedBChunkRows
+// ChunksPerParticipant() per unit, but none shorter than kSharedBChunkRows
 // when they share it, nor than kOwnStreamedBChunkRows when each packs one
 // of its own of more than kUnitL2PackedBFloats (b_floats, the first
 // block's): either block is in L3, and each chunk streams all of it past
 // its tiles (blocking.h). The shortest allowed wins over the longest
 // (RowChunks): 200 rows with B streamed are chunks of 64, 64 and 72.
+// The packed driver's least row chunks per unit on this host's cores
+// (kChunksPerParticipant, kIntelChunksPerParticipant: blocking.h).
+inline int64_t ChunksPerParticipant() {
+  return HostCpuIsAmd() ? kChunksPerParticipant : kIntelChunksPerParticipant;
+}
+
 inline RowChunks PackedDriverChunks(int64_t m, int64_t mr, int parts, int64_t b_floats,
                                     bool b_shared) {
   const int64_t min_rows = b_shared                          ? kSharedBChunkRows
                            : b_floats > kUnitL2PackedBFloats ? kOwnStreamedBChunkRows
                                                              : mr;
   const int64_t max_rows = b_shared ? kMC : kPackedARows;
-  return RowChunks(m, mr, max_rows, min_rows, parts, kChunksPerParticipant);
+  return RowChunks(m, mr, max_rows, min_rows, parts, ChunksPerParticipant());
 }
 
 // How many column slices the packed driver cuts B into: one per
