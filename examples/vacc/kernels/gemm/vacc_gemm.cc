@@ -356,6 +356,11 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
             if (next_kc <= 0) return {};
             return {packed_panel(pc + kc, next_kc, first_panel), nr * next_kc};
           };
+          // B in place from this K block's first row and column col0 on.
+          auto b_in_place_at = [&](int64_t col0) {
+            return static_cast<const float*>(b_in_place->data) + pc * b_in_place->row_stride +
+                   col0;
+          };
           // The chunk's tiles against panel p, packing it first if pack_b
           // (and the K block's other panels with it, by a pass); those that
           // read the packed panel also copy panel copy_to (-1: none) from B
@@ -369,19 +374,18 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
               for (int64_t q = 0; q < panels; ++q) claims.Packed(claim0 + q);
               pack_b = false;
             }
+            // Whether the first row tile packs this panel from B in place.
+            const bool first_tile_packs_b = pack_b && b_in_place != nullptr && n_eff == nr;
             // The tiles that pack: all of them where A is packed on the
-            // way, else the first where it packs B from B in place.
+            // way, else the first where it packs B.
             const int64_t tiles = CeilDiv(rows, mr);
-            const int64_t packing_tiles =
-                !a_packed ? tiles : (pack_b && b_in_place != nullptr && n_eff == nr ? 1 : 0);
+            const int64_t packing_tiles = !a_packed ? tiles : (first_tile_packs_b ? 1 : 0);
             const int64_t plain_tiles = tiles - packing_tiles;
             NextPanelCopy copy;
             if (copy_to >= 0 && NextPanelCopy::Fits(plain_tiles, kc) &&
                 claims.TryClaim(claim0 + copy_to) == PanelClaims::State::kClaimed) {
-              copy = NextPanelCopy(static_cast<const float*>(b_in_place->data) +
-                                       pc * b_in_place->row_stride + jc + copy_to * nr,
-                                   b_in_place->row_stride, packed_panel(pc, kc, copy_to), nr, kc,
-                                   plain_tiles);
+              copy = NextPanelCopy(b_in_place_at(jc + copy_to * nr), b_in_place->row_stride,
+                                   packed_panel(pc, kc, copy_to), nr, kc, plain_tiles);
             }
             float* c_block = c + row0 * ldc + col;
             // B for the first row tile: the packed panel, or B in place,
@@ -389,9 +393,8 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
             const float* b_first = b_panel;
             int64_t ldb = 0;
             float* b_to_pack = nullptr;
-            if (pack_b && b_in_place != nullptr && n_eff == nr) {
-              b_first = static_cast<const float*>(b_in_place->data) +
-                        pc * b_in_place->row_stride + col;
+            if (first_tile_packs_b) {
+              b_first = b_in_place_at(col);
               ldb = b_in_place->row_stride;
               b_to_pack = b_panel;
             } else if (pack_b) {

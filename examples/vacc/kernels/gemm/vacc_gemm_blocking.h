@@ -110,13 +110,13 @@
 //       (measured on Intel): 2. Chunks of 64 rows give each B panel enough
 //       tiles in the first chunk to copy the next panel (NextPanelCopy,
 //       vacc_gemm.cc), which chunks of 16 rows (256^3 at 8 per unit) do
-//       not. Intel Xeon (Emerald Rapids class),
-//       2 units, operands hot, 2 against 8 alternating call by call
-//       (medians of 200+ pairs): 256^3 1.030x, 320^3 1.025x, 384^3 1.012x,
-//       512 x 384 x 256 1.013x, other row-chunked shapes 1.000-1.004x; 4
-//       per unit: 256^3 1.011x. Paired with oneDNN (bench_vacc_matmul, 8
-//       rounds): 256^3 t2 0.925 -> 0.951, Keras MLP step t2 0.997 ->
-//       1.010. Zen4 keeps 8: measured there, before the copy.
+//       not. Intel Xeon (Emerald Rapids class), 2 units, operands hot, 2
+//       against 8 alternating call by call (medians of 200+ pairs): 256^3
+//       1.030x, 320^3 1.025x, 384^3 1.012x, 512 x 384 x 256 1.013x, other
+//       row-chunked shapes 1.000-1.004x; 4 per unit: 256^3 1.011x. Paired
+//       with oneDNN (bench_vacc_matmul, 8 rounds): 256^3 t2 0.925 ->
+//       0.951, Keras MLP step t2 0.997 -> 1.010. Zen4 keeps 8: measured
+//       there, before the copy.
 //   kSharedBChunkRows  the shortest row chunk of the packed driver when its
 //       units share the packed B block (PackedDriverChunks,
 //       vacc_gemm_split.h). That block is in L3, and each chunk streams all

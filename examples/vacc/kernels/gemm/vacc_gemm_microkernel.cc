@@ -330,7 +330,7 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   }
   // The rows the k loop had no iteration for (all of them without native
   // FMA).
-  for (; kMayCopy && copy_rows > 0;) {
+  while (kMayCopy && copy_rows > 0) {
     VACC_GEMM_COPY_ROW
   }
 #undef VACC_GEMM_COPY_ROW

@@ -184,6 +184,12 @@ struct RowChunks {
   int64_t largest = 0;  // rows of the largest chunk
 };
 
+// The packed driver's least row chunks per unit on this host's cores
+// (kChunksPerParticipant, kIntelChunksPerParticipant: blocking.h).
+inline int64_t ChunksPerParticipant() {
+  return HostCpuIsAmd() ? kChunksPerParticipant : kIntelChunksPerParticipant;
+}
+
 // The packed driver's row chunks (each a packed A block, kc deep): at
 // most kPackedARows rows where each unit packs B for itself, MC where the
 // units share the packed B block (b_shared) (blocking.h), at least
@@ -193,12 +199,6 @@ struct RowChunks {
 // block's): either block is in L3, and each chunk streams all of it past
 // its tiles (blocking.h). The shortest allowed wins over the longest
 // (RowChunks): 200 rows with B streamed are chunks of 64, 64 and 72.
-// The packed driver's least row chunks per unit on this host's cores
-// (kChunksPerParticipant, kIntelChunksPerParticipant: blocking.h).
-inline int64_t ChunksPerParticipant() {
-  return HostCpuIsAmd() ? kChunksPerParticipant : kIntelChunksPerParticipant;
-}
-
 inline RowChunks PackedDriverChunks(int64_t m, int64_t mr, int parts, int64_t b_floats,
                                     bool b_shared) {
   const int64_t min_rows = b_shared                          ? kSharedBChunkRows
