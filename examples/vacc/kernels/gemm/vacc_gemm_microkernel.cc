@@ -56,6 +56,9 @@ constexpr int64_t kPrefetchRows = 16;
 // How far ahead of the row it copies the plain kernel fetches B's rows
 // (PanelCopy): 8 rows, 32 k steps.
 constexpr int64_t kCopyAheadRows = 8;
+// How many groups of four k steps ahead of its FMAs a tile packing a
+// row-major A into grouped panels copies them (Kernel, kGroupsAhead).
+constexpr int64_t kAGroupsAhead = 2;
 // How far ahead a kernel reading A in place fetches it: along its rows
 // (row-major), or in k steps (a transposed A, a k step per line).
 constexpr int64_t kAheadA = 96;
@@ -131,6 +134,16 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   // distance between its rows within the current group: 4, and in the
   // last group the steps left.
   constexpr bool kGroups = kGroupsPanels<kLayout>;
+  // A row-major A packed into grouped panels on the way: the k loop copies
+  // each group kAGroupsAhead groups before its FMAs, which read A from
+  // that copy, with one pointer as the plain tile does, instead of from
+  // MR row pointers. Read from a copy stored in the same iteration, the
+  // tile ran at 0.58x (its 4-byte broadcasts wait on the 16-byte stores);
+  // one, two and four groups ahead, 1.02-1.04x of the in-place reads (the
+  // A-packing tile alone, A hot, Intel Xeon, AVX-512). Whole GEMMs call by
+  // call (examples/vacc/README.md): 1.001-1.005x on AVX-512, 1.001-1.014x
+  // with the AVX2 kernels on the same Xeon; AMD not measured.
+  constexpr bool kGroupsAhead = kGroups && kA == kRows && HWY_NATIVE_FMA;
   int64_t group_step = 4;
   // Row r of an A in place (unused otherwise).
   const float *a0 = a, *a1 = a, *a2 = a, *a3 = a, *a4 = a, *a5 = a, *a6 = a, *a7 = a;
@@ -186,13 +199,15 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   }
   // Row R's part of a k step: its A value broadcast, times B's row. An A
   // read in place is also copied to the packed panel, value by value
-  // (COPY), or by the loop, four values per row at once (a grouped panel of
-  // a row-major A).
+  // (COPY), or by the loop, four values per row at once, groups ahead (a
+  // grouped panel of a row-major A), the value then read from that copy.
 #define VACC_GEMM_PANEL_AT(R, K)                                                 \
   ((kGroups ? (R) * group_step + (K) : (K) * kMR + (R)))
 #define VACC_GEMM_ROW(R, K, COPY, V0, V1)                                        \
   {                                                                              \
-    const float* a_at = kInPlace ? a##R + (K) * k_step : a + VACC_GEMM_PANEL_AT(R, K); \
+    const float* a_at = kGroupsAhead && !(COPY) ? a_packed + VACC_GEMM_PANEL_AT(R, K) \
+                        : kInPlace              ? a##R + (K) * k_step            \
+                                                : a + VACC_GEMM_PANEL_AT(R, K); \
     if (kInPlace && (COPY)) CopyBits(a_at, a_packed + VACC_GEMM_PANEL_AT(R, K)); \
     const auto av = hn::Set(d, *a_at);                                           \
     V0 = hn::MulAdd(av, b0, V0);                                                 \
@@ -283,23 +298,29 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   int64_t k = 0;
   if (HWY_NATIVE_FMA) {
     static_assert(kFetchKSteps == 4, "fetch_l2 advances once per iteration of four k steps");
-    // A row-major A into a grouped panel: each row's four values at once.
-    constexpr bool kCopyByStep = !(kGroups && kA == kRows);
+    // A row-major A into a grouped panel: each row's four values at once,
+    // G groups on from the current one (a full group only; the last,
+    // shorter one is copied value by value after the loop).
+#define VACC_GEMM_COPY_GROUP(G)                                                  \
+  if (k + 4 * (G) + 4 <= kc) {                                                   \
+    std::memcpy(a_packed + 0 * 4 + (G) * 4 * kMR, a0 + 4 * (G), 4 * sizeof(float)); \
+    std::memcpy(a_packed + 1 * 4 + (G) * 4 * kMR, a1 + 4 * (G), 4 * sizeof(float)); \
+    std::memcpy(a_packed + 2 * 4 + (G) * 4 * kMR, a2 + 4 * (G), 4 * sizeof(float)); \
+    std::memcpy(a_packed + 3 * 4 + (G) * 4 * kMR, a3 + 4 * (G), 4 * sizeof(float)); \
+    std::memcpy(a_packed + 4 * 4 + (G) * 4 * kMR, a4 + 4 * (G), 4 * sizeof(float)); \
+    std::memcpy(a_packed + 5 * 4 + (G) * 4 * kMR, a5 + 4 * (G), 4 * sizeof(float)); \
+    if (kMR > 6) {                                                               \
+      std::memcpy(a_packed + 6 * 4 + (G) * 4 * kMR, a6 + 4 * (G), 4 * sizeof(float)); \
+      std::memcpy(a_packed + 7 * 4 + (G) * 4 * kMR, a7 + 4 * (G), 4 * sizeof(float)); \
+    }                                                                            \
+  }
+    if (kGroupsAhead) {
+      for (int64_t g = 0; g < kAGroupsAhead; ++g) VACC_GEMM_COPY_GROUP(g)
+    }
     for (; k + 4 <= kc; k += 4) {
-      VACC_GEMM_STEP(0, kCopyByStep) VACC_GEMM_STEP(1, kCopyByStep)
-      VACC_GEMM_STEP(2, kCopyByStep) VACC_GEMM_STEP(3, kCopyByStep)
-      if (!kCopyByStep) {
-        std::memcpy(a_packed + 0 * 4, a0, 4 * sizeof(float));
-        std::memcpy(a_packed + 1 * 4, a1, 4 * sizeof(float));
-        std::memcpy(a_packed + 2 * 4, a2, 4 * sizeof(float));
-        std::memcpy(a_packed + 3 * 4, a3, 4 * sizeof(float));
-        std::memcpy(a_packed + 4 * 4, a4, 4 * sizeof(float));
-        std::memcpy(a_packed + 5 * 4, a5, 4 * sizeof(float));
-        if (kMR > 6) {
-          std::memcpy(a_packed + 6 * 4, a6, 4 * sizeof(float));
-          std::memcpy(a_packed + 7 * 4, a7, 4 * sizeof(float));
-        }
-      }
+      if (kGroupsAhead) VACC_GEMM_COPY_GROUP(kAGroupsAhead)
+      VACC_GEMM_STEP(0, !kGroupsAhead) VACC_GEMM_STEP(1, !kGroupsAhead)
+      VACC_GEMM_STEP(2, !kGroupsAhead) VACC_GEMM_STEP(3, !kGroupsAhead)
       // A row of the next panel, its source fetched kCopyAheadRows rows
       // ahead (it comes from L3 or memory).
       if (kMayCopy && copy_rows > 0) {
@@ -333,6 +354,7 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   while (kMayCopy && copy_rows > 0) {
     VACC_GEMM_COPY_ROW
   }
+#undef VACC_GEMM_COPY_GROUP
 #undef VACC_GEMM_COPY_ROW
 #undef VACC_GEMM_ADVANCE
 #undef VACC_GEMM_ROW
