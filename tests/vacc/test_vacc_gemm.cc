@@ -461,7 +461,7 @@ TEST_F(GemmTest, PackedDriverColumnSlicesOnTwoAndThreeUnits) {
 // The packed driver's row chunks cover every row once; with B shared by the
 // units, or each unit's own B block too large for its L2 (both in L3,
 // streamed past each chunk), none is shorter than kSharedBChunkRows or
-// kOwnStreamedBChunkRows; otherwise each unit has ChunksPerParticipant(),
+// kOwnStreamedBChunkRows; otherwise each unit has kChunksPerParticipant,
 // or more where those would be longer than kPackedARows (1024 rows of 6,
 // 2000 of 8).
 // The units have equal shares: a whole number of chunks each, also where
@@ -496,20 +496,63 @@ TEST(RowChunks, LongWhenBStreamsFromL3ShortOtherwise) {
         EXPECT_EQ(next, m) << what;
         if (b == B::kOwnSmall) {
           // Checked as properties, not by the rule's own arithmetic: no
-          // chunk over kPackedARows, at least ChunksPerParticipant() per
+          // chunk over kPackedARows, at least kChunksPerParticipant per
           // unit, and more only where one chunk fewer per unit would not
           // hold M in chunks of kPackedARows (whole micro-panels).
           for (int64_t c = 0; c < chunks.count; ++c) {
             EXPECT_LE(chunks.Rows(c), gemm::kPackedARows) << what << ", chunk " << c;
           }
-          EXPECT_GE(chunks.count, 2 * gemm::ChunksPerParticipant()) << what;
-          if (chunks.count > 2 * gemm::ChunksPerParticipant()) {
+          EXPECT_GE(chunks.count, 2 * gemm::kChunksPerParticipant) << what;
+          if (chunks.count > 2 * gemm::kChunksPerParticipant) {
             const int64_t longest_allowed = gemm::kPackedARows / mr * mr;
             EXPECT_LT((chunks.count - 2) * longest_allowed, m)
                 << what << ": more chunks than needed";
           }
         } else {
           EXPECT_GE(chunks.count, 2) << what;
+        }
+      }
+    }
+  }
+}
+
+// Where each unit copies B panels of its own, a chunk has the tiles a
+// panel needs to copy the next: the second panel's (its first tile packs
+// that panel) beyond the first. Checked against the copy's own rule (one
+// row per kFetchKSteps k steps per tile), not CopyingChunkRows' formula;
+// and every unit still gets a chunk where M is too short for that.
+TEST(RowChunks, LongEnoughToCopyTheNextPanel) {
+  for (int64_t mr : {6, 8}) {
+    for (int64_t kc : {4, 5, 100, 256, 512}) {
+      for (int parts : {2, 3}) {
+        for (int64_t m : {16, 48, 200, 256, 1000}) {
+          const gemm::RowChunks chunks =
+              gemm::PackedDriverChunks(m, mr, parts, gemm::kUnitL2PackedBFloats, false, kc);
+          const std::string what = "mr " + std::to_string(mr) + " kc " + std::to_string(kc) +
+                                   " units " + std::to_string(parts) + " m " +
+                                   std::to_string(m);
+          const int64_t panels = gemm::CeilDiv(m, mr);
+          if (panels < parts) continue;  // fewer micro-panels than units
+          ASSERT_GE(chunks.count, parts) << what << ": a unit without a chunk";
+          // Copy-able: some tile count t with t * (kc / 4) >= kc fits in
+          // every chunk beside the packing tile; else the count is what
+          // kChunksPerParticipant alone gives.
+          int64_t copy_tiles = 1;
+          while (copy_tiles * (kc / gemm::kFetchKSteps) < kc) ++copy_tiles;
+          const int64_t least_panels = copy_tiles + 1;
+          if (panels >= parts * least_panels) {
+            for (int64_t c = 0; c < chunks.count; ++c) {
+              EXPECT_GE(gemm::CeilDiv(chunks.Rows(c), mr), least_panels)
+                  << what << ", chunk " << c;
+            }
+          } else {
+            const gemm::RowChunks plain =
+                gemm::PackedDriverChunks(m, mr, parts, gemm::kUnitL2PackedBFloats, false, 0);
+            EXPECT_EQ(chunks.count, plain.count) << what;
+          }
+          if (chunks.count > parts) {
+            EXPECT_EQ(chunks.count % parts, 0) << what;
+          }
         }
       }
     }

@@ -193,7 +193,8 @@ class NextPanelCopy {
   // Whether `tiles` tiles kc deep can copy kc rows at one row per
   // iteration of their k loop (kFetchKSteps steps).
   static bool Fits(int64_t tiles, int64_t kc) {
-    return tiles > 0 && tiles * (kc / kFetchKSteps) >= kc;
+    const int64_t least = PanelCopyTiles(kc);
+    return least > 0 && tiles >= least;
   }
   bool active() const { return src_ != nullptr; }
   // Tile t's rows (NULL: none left).
@@ -271,8 +272,6 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
     return parts > 1 && block_floats(cols) >= kSharedPackedBFloats;
   };
   const int64_t first_cols = std::min(nc, n);
-  const RowChunks chunks =
-      PackedDriverChunks(m, mr, parts, block_floats(first_cols), shares_b(first_cols));
   // B is packed a panel at a time, each by the first row tile that needs
   // it: a float32 B with contiguous rows by the micro-kernel (run_packing),
   // which reads it in place as it computes that tile. Rows a multiple of 4
@@ -292,6 +291,14 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   // 0.97-0.99x: there the first tiles keep packing. AMD not measured.
   const Matrix* b_in_place = b.dtype == TF_FLOAT && b.col_stride == 1 ? &b : nullptr;
   const bool b_rows_share_sets = b.col_stride == 1 && RowsShareCacheSets(b);
+  // A B block of its own, read in place, whose rows do not share cache
+  // sets: each panel's tiles copy the next panel (NextPanelCopy).
+  auto copies_b_panels = [&](int64_t cols) {
+    return !shares_b(cols) && b_in_place != nullptr && !b_rows_share_sets;
+  };
+  const RowChunks chunks =
+      PackedDriverChunks(m, mr, parts, block_floats(first_cols), shares_b(first_cols),
+                         copies_b_panels(first_cols) ? kc_max : 0);
   // A float32 A in memory (a_in_place, above) is packed likewise, by the
   // tiles of each block's first panel (run_packing_a). Those tiles read
   // A from L3 or memory and run slower than the rest: in the 1x1 Conv2D
@@ -315,9 +322,7 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
     const int64_t b_floats = block_floats(ncur), claim_count = CeilDiv(k, kc_max) * panels;
     const bool share_b = shares_b(ncur);
     const bool pack_by_pass = b_rows_share_sets && !share_b;
-    // A B block of its own, read in place, whose rows do not share cache
-    // sets: each panel's tiles copy the next panel (NextPanelCopy).
-    const bool copy_b_panels = !share_b && b_in_place != nullptr && !b_rows_share_sets;
+    const bool copy_b_panels = copies_b_panels(ncur);
     float* shared_b = share_b ? t_packed_b.Get(b_floats) : nullptr;
     if (share_b && shared_b == nullptr) std::abort();  // out of host memory
     PanelClaims shared_claims(share_b ? claim_count : 0);

@@ -106,17 +106,22 @@
 //       ~35 us each). 8 against 4 on Zen4 (interleaved, medians of 5-7):
 //       256^3 1.03-1.05x, the Keras MLP step's GEMMs 1.01-1.02x, 512^3,
 //       1024^3 and 256 x 1024 x 1024 within 2%; 12 measured like 8.
-//   kIntelChunksPerParticipant  the same on other cores than AMD's
-//       (measured on Intel): 2. Chunks of 64 rows give each B panel enough
-//       tiles in the first chunk to copy the next panel (NextPanelCopy,
-//       vacc_gemm.cc), which chunks of 16 rows (256^3 at 8 per unit) do
-//       not. Intel Xeon (Emerald Rapids class), 2 units, operands hot, 2
-//       against 8 alternating call by call (medians of 200+ pairs): 256^3
-//       1.030x, 320^3 1.025x, 384^3 1.012x, 512 x 384 x 256 1.013x, other
-//       row-chunked shapes 1.000-1.004x; 4 per unit: 256^3 1.011x. Paired
-//       with oneDNN (bench_vacc_matmul, 8 rounds): 256^3 t2 0.925 ->
-//       0.951, Keras MLP step t2 0.997 -> 1.010. Zen4 keeps 8: measured
-//       there, before the copy.
+//       Where each unit copies its own B panels (NextPanelCopy,
+//       vacc_gemm.cc), no chunk is shorter than the tiles a panel needs
+//       to copy the next one (PackedDriverChunks, CopyingChunkRows):
+//       chunks of 16 rows (256^3 at 8 per unit) copy nothing, and each
+//       unit packs every panel with a B-packing tile. Intel Xeon (Emerald
+//       Rapids class), 2 units, operands hot, alternating call by call
+//       (medians of 200+ pairs), against 8 per unit without that floor:
+//       chunks of 64 rows (2 per unit) 256^3 1.030x, 320^3 1.025x, 384^3
+//       1.012x, 512 x 384 x 256 1.013x, other row-chunked shapes
+//       1.000-1.004x; 32 rows (4 per unit, too short to copy) 256^3
+//       1.011x. The floor (40 rows at K = 256) against 2 per unit: 256^3
+//       0.999x, 320^3 1.003x, 384^3 0.998x, 512 x 384 x 256 0.999x, 768 x
+//       768 x 256 1.009x, 1024 x 512 x 512 1.006x; 32-row chunks against
+//       2 per unit 0.987x. Paired with oneDNN (bench_vacc_matmul, 8
+//       rounds), 2 per unit against 8: 256^3 t2 0.925 -> 0.951, Keras MLP
+//       step t2 0.997 -> 1.010. AMD not measured with the floor.
 //   kSharedBChunkRows  the shortest row chunk of the packed driver when its
 //       units share the packed B block (PackedDriverChunks,
 //       vacc_gemm_split.h). That block is in L3, and each chunk streams all
@@ -215,7 +220,6 @@ constexpr int64_t kPackedARows = 64;
 constexpr int64_t kNC = 4080;
 constexpr int64_t kUnitPackedBFloats = int64_t{1} << 22;
 constexpr int64_t kChunksPerParticipant = 8;
-constexpr int64_t kIntelChunksPerParticipant = 2;
 constexpr int64_t kSharedPackedBFloats = int64_t{1} << 19;
 constexpr int64_t kSharedBChunkRows = 96;
 constexpr int64_t kOwnStreamedBChunkRows = 64;

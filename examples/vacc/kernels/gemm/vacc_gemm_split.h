@@ -184,28 +184,46 @@ struct RowChunks {
   int64_t largest = 0;  // rows of the largest chunk
 };
 
-// The packed driver's least row chunks per unit on this host's cores
-// (kChunksPerParticipant, kIntelChunksPerParticipant: blocking.h).
-inline int64_t ChunksPerParticipant() {
-  return HostCpuIsAmd() ? kChunksPerParticipant : kIntelChunksPerParticipant;
+// The fewest tiles kc deep that can copy a B panel between them, one row
+// of it per kFetchKSteps k steps each (NextPanelCopy in vacc_gemm.cc); 0
+// where none can (kc < kFetchKSteps).
+inline int64_t PanelCopyTiles(int64_t kc) {
+  return kc < kFetchKSteps ? 0 : CeilDiv(kc, kc / kFetchKSteps);
+}
+
+// The shortest row chunk, of micro-panels of mr rows, whose tiles copy the
+// next B panel kc deep from every panel after a K block's second: that
+// panel's first tile packs it (the first panel's tiles pack A, so none of
+// them copies), and its other tiles copy the third (0: no copy at kc).
+inline int64_t CopyingChunkRows(int64_t kc, int64_t mr) {
+  const int64_t tiles = PanelCopyTiles(kc);
+  return tiles == 0 ? 0 : (tiles + 1) * mr;
 }
 
 // The packed driver's row chunks (each a packed A block, kc deep): at
 // most kPackedARows rows where each unit packs B for itself, MC where the
 // units share the packed B block (b_shared) (blocking.h), at least
-// ChunksPerParticipant() per unit, but none shorter than kSharedBChunkRows
+// kChunksPerParticipant per unit, but none shorter than kSharedBChunkRows
 // when they share it, nor than kOwnStreamedBChunkRows when each packs one
 // of its own of more than kUnitL2PackedBFloats (b_floats, the first
 // block's): either block is in L3, and each chunk streams all of it past
 // its tiles (blocking.h). The shortest allowed wins over the longest
 // (RowChunks): 200 rows with B streamed are chunks of 64, 64 and 72.
+// Where the units copy B panels of their own (copy_kc: the first K
+// block's depth; 0 where they do not), none is shorter than
+// CopyingChunkRows either, while every unit still gets one.
 inline RowChunks PackedDriverChunks(int64_t m, int64_t mr, int parts, int64_t b_floats,
-                                    bool b_shared) {
-  const int64_t min_rows = b_shared                          ? kSharedBChunkRows
-                           : b_floats > kUnitL2PackedBFloats ? kOwnStreamedBChunkRows
-                                                             : mr;
+                                    bool b_shared, int64_t copy_kc = 0) {
+  int64_t min_rows = b_shared                          ? kSharedBChunkRows
+                     : b_floats > kUnitL2PackedBFloats ? kOwnStreamedBChunkRows
+                                                       : mr;
+  const int64_t copying_rows = CopyingChunkRows(copy_kc, mr);
+  if (parts > 1 && !b_shared && copying_rows > 0 &&
+      CeilDiv(m, mr) >= parts * (copying_rows / mr)) {
+    min_rows = std::max(min_rows, copying_rows);
+  }
   const int64_t max_rows = b_shared ? kMC : kPackedARows;
-  return RowChunks(m, mr, max_rows, min_rows, parts, ChunksPerParticipant());
+  return RowChunks(m, mr, max_rows, min_rows, parts, kChunksPerParticipant);
 }
 
 // How many column slices the packed driver cuts B into: one per
