@@ -14,7 +14,6 @@
 #include "kernels/gemm/vacc_gemm.h"
 #include "kernels/gemm/vacc_gemm_blocking.h"
 #include "kernels/gemm/vacc_gemm_microkernel.h"
-#include "kernels/vacc_simd.h"
 #include "vacc_compute_units.h"
 #include "vacc_shares.h"
 
