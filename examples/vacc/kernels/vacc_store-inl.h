@@ -45,15 +45,31 @@ HWY_INLINE void StoreOut(V v, D d, T* HWY_RESTRICT p) {
   }
 }
 
+// How many vectors StoreVectors stores per step.
+enum class StepVectors {
+  kPairs,    // two, back to back
+  kOneLine,  // one where a vector is a 64-byte line (AVX-512), else two
+};
+
 // out[i .. i + lanes) = vec(i) for every full vector of out[0, n); returns
 // where the full vectors end (the caller does the tail). Two vectors per
-// step, stored back to back: streamed, a pair fills a whole 64-byte line
-// at once, and a 256 MiB Relu ran 5-8% faster on Zen3 than one vector per
-// step (the STREAM-style anchor loop in bench/ does the same).
-template <bool kStream, class D, typename T, class Vec>
+// step, stored back to back: streamed, a pair of 256-bit vectors fills a
+// whole 64-byte line at once, and a 256 MiB Relu ran 5-8% faster on Zen3
+// than one vector per step. With 512-bit vectors a vector is a line, and
+// it depends on the op (Intel Xeon, one and two units, paired rounds
+// against the copy and add anchors, two runs each): Relu, one input
+// stream, ran 1-2% faster with a line per step (and 0.97x with pairs in
+// a loop of its own, 15.3-15.4 against 15.8-15.9 GB/s), AddV2 and
+// BiasAdd, two, 2-6% slower; so the caller says (kSteps).
+template <bool kStream, StepVectors kSteps = StepVectors::kPairs, class D, typename T,
+          class Vec>
 HWY_INLINE size_t StoreVectors(D d, T* out, size_t n, Vec&& vec) {
   const size_t lanes = hwy::HWY_NAMESPACE::Lanes(d);
   size_t i = 0;
+  if (kSteps == StepVectors::kOneLine && lanes * sizeof(T) >= 64) {
+    for (; i + lanes <= n; i += lanes) StoreOut<kStream>(vec(i), d, out + i);
+    return i;
+  }
   for (; i + 2 * lanes <= n; i += 2 * lanes) {
     const auto v0 = vec(i), v1 = vec(i + lanes);
     StoreOut<kStream>(v0, d, out + i);
