@@ -405,7 +405,8 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
             } else if (pack_b) {
               PackB(b, pc, kc, col, n_eff, uk.nr, b_panel);
             }
-            for (int64_t i = 0; i < rows; i += mr) {
+            for (int64_t t = 0; t < tiles; ++t) {
+              const int64_t i = t * mr;
               const int m_eff = static_cast<int>(std::min(mr, rows - i));
               if (!a_packed) {
                 uk.run_packing_a(kc,
@@ -421,12 +422,12 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
               } else if (copy.active()) {
                 // It writes the next panel: no fetch walk over it.
                 uk.run(kc, packed_a + i * kc, b_panel, c_block + i * ldc, ldc, m_eff, n_eff, add,
-                       nullptr, copy.Slice(i / mr - packing_tiles));
+                       nullptr, copy.Slice(t - packing_tiles));
               } else {
                 uk.run(kc, packed_a + i * kc, b_panel, c_block + i * ldc, ldc, m_eff, n_eff, add,
-                       NextPanelSlice(next, i / mr, kc), nullptr);
+                       NextPanelSlice(next, t, kc), nullptr);
               }
-              if (i == 0 && pack_b) claims.Packed(claim0 + p);  // that tile packed it
+              if (t == 0 && pack_b) claims.Packed(claim0 + p);  // that tile packed it
               b_first = b_panel;
               b_to_pack = nullptr;
             }
