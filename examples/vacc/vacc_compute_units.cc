@@ -4,6 +4,7 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 
 #include "vacc_shares.h"
@@ -13,14 +14,19 @@ namespace {
 
 // The ComputeUnits the current thread belongs to, if any.
 thread_local const ComputeUnits* t_units = nullptr;
+// The ComputeUnits whose worker the current thread is (not one it only
+// acts as a unit of), and its index there: a step it starts skips its own
+// mailbox.
+thread_local const ComputeUnits* t_worker_of = nullptr;
+thread_local int t_worker_index = -1;
 
 }  // namespace
 
 ComputeUnits::ComputeUnits(int count, std::chrono::nanoseconds spin, const std::string& name)
-    : spin_(spin) {
+    : spin_(spin), mailboxes_(new Mailbox[static_cast<size_t>(std::max(1, count))]) {
   workers_.reserve(static_cast<size_t>(std::max(1, count)));
   for (int i = 0; i < std::max(1, count); ++i) {
-    workers_.emplace_back([this] { WorkerLoop(); });
+    workers_.emplace_back([this, i] { WorkerLoop(i); });
     // Named from here, not by the worker itself: it is named before any work
     // can reach it. Best effort: a name is a debugging aid, never an error.
     const std::string thread_name = (name + "-u" + std::to_string(i)).substr(0, 15);
@@ -72,24 +78,35 @@ bool ComputeUnits::TryPop(Task* task) {
   return true;
 }
 
-void ComputeUnits::WorkerLoop() {
+void ComputeUnits::WorkerLoop(int index) {
   t_units = this;
+  t_worker_of = this;
+  t_worker_index = index;
+  Mailbox& box = mailboxes_[static_cast<size_t>(index)];
   Task task;
   for (;;) {
+    if (TakeStep(box)) continue;
     if (TryPop(&task)) {
       task();
       task = nullptr;  // release what the task captured before idling
       continue;
     }
-    // Idle: spin for a while, then sleep until Submit wakes us.
+    // Idle: spin for a while, then sleep until Submit or an offer wakes us.
     spinning_.fetch_add(1, std::memory_order_acq_rel);
-    const bool more = SpinUntil(
-        spin_, [this] { return queued_.load(std::memory_order_acquire) > 0; });
+    const bool more = SpinUntil(spin_, [this, &box] {
+      return queued_.load(std::memory_order_acquire) > 0 ||
+             IsOffer(box.job.load(std::memory_order_acquire));
+    });
     spinning_.fetch_sub(1, std::memory_order_acq_rel);
     if (more) continue;
     std::unique_lock<std::mutex> lock(park_mu_);
     sleeping_.fetch_add(1, std::memory_order_seq_cst);
-    wake_.wait(lock, [this] { return stop_ || queued_.load(std::memory_order_seq_cst) > 0; });
+    box.sleeping.store(true, std::memory_order_seq_cst);
+    wake_.wait(lock, [this, &box] {
+      return stop_ || queued_.load(std::memory_order_seq_cst) > 0 ||
+             IsOffer(box.job.load(std::memory_order_seq_cst));
+    });
+    box.sleeping.store(false, std::memory_order_relaxed);
     sleeping_.fetch_sub(1, std::memory_order_seq_cst);
     if (stop_ && queued_.load(std::memory_order_seq_cst) == 0) return;  // nothing left to run
   }
@@ -110,43 +127,80 @@ void ComputeUnits::ParallelForEachItem(size_t n,
   RunChunks(n, n, workers_.size() + (OnUnit() ? 0 : 1), body);
 }
 
+// One parallel step, on its caller's stack. Its chunks are dealt as shares
+// (vacc_shares.h): the caller is participant 0, and helper i of each call
+// is the same worker while it is idle, so a range of the same size goes to
+// the same thread call after call, and one op's output is in the cache of
+// the core the next op reads it on.
+struct alignas(64) ComputeUnits::Step {
+  Step(size_t n, size_t chunks, int parts, const std::function<void(size_t, size_t)>* body)
+      : n(n), chunks(chunks), body(body), shares(chunks, parts) {}
+  void Run(int part) {
+    for (size_t c; shares.Next(part, &c);) (*body)(c * n / chunks, (c + 1) * n / chunks);
+  }
+  const size_t n, chunks;
+  const std::function<void(size_t, size_t)>* const body;
+  Shares shares;
+};
+
+bool ComputeUnits::TakeStep(Mailbox& box) {
+  uintptr_t job = box.job.load(std::memory_order_acquire);
+  if (!IsOffer(job)) return false;
+  // Fails when the caller withdrew the offer (it finished without us).
+  if (!box.job.compare_exchange_strong(job, job | kTaken, std::memory_order_acq_rel)) {
+    return false;
+  }
+  reinterpret_cast<Step*>(job)->Run(box.part.load(std::memory_order_relaxed));
+  box.job.store(0, std::memory_order_release);  // the step's last use: its caller may return
+  step_left_.Notify();
+  return true;
+}
+
 void ComputeUnits::RunChunks(size_t n, size_t chunks, size_t participants,
                              const std::function<void(size_t, size_t)>& body) {
   if (chunks <= 1 || participants == 1) {
     body(0, n);
     return;
   }
-  const size_t helpers = std::min(chunks - 1, participants - 1);
-  // The chunks are dealt as shares (vacc_shares.h): the caller is
-  // participant 0, helpers number themselves as they start. A range of
-  // the same size then goes to the same thread every call, so one op's
-  // output is in the cache of the core the next op reads it on.
-  struct Job {
-    Job(size_t n, size_t chunks, size_t parts, const std::function<void(size_t, size_t)>* body)
-        : n(n), chunks(chunks), body(body), shares(chunks, static_cast<int>(parts)) {}
-    const size_t n, chunks;
-    const std::function<void(size_t, size_t)>* const body;
-    Shares shares;
-    std::atomic<int> next_helper{1};
-    std::atomic<size_t> done{0};
-    WaitPoint all_done;  // the caller sleeps here when its spin runs out
-    void Run(int part) {
-      for (size_t c; shares.Next(part, &c);) {
-        (*body)(c * n / chunks, (c + 1) * n / chunks);
-        if (done.fetch_add(1, std::memory_order_release) + 1 == chunks) all_done.Notify();
+  const int helpers = static_cast<int>(std::min(chunks - 1, participants - 1));
+  Step step(n, chunks, helpers + 1, &body);
+  const uintptr_t offer = reinterpret_cast<uintptr_t>(&step);
+  const size_t boxes = workers_.size();
+  const size_t own = t_worker_of == this ? static_cast<size_t>(t_worker_index) : boxes;
+  // Parts 1..helpers go to workers whose mailbox is empty, those awake
+  // first (waking a parked one takes tens of microseconds); a busy one
+  // holds its offer until it is done or the caller withdraws it.
+  int part = 1;
+  for (int pass = 0; pass < 2 && part <= helpers; ++pass) {
+    for (size_t w = 0; w < boxes && part <= helpers; ++w) {
+      Mailbox& box = mailboxes_[w];
+      if (w == own || box.sleeping.load(std::memory_order_relaxed) != (pass == 1)) continue;
+      uintptr_t empty = 0;
+      if (!box.job.compare_exchange_strong(empty, kReserved, std::memory_order_acquire)) continue;
+      box.part.store(part++, std::memory_order_relaxed);
+      box.job.store(offer, std::memory_order_seq_cst);
+      if (box.sleeping.load(std::memory_order_seq_cst)) {
+        std::lock_guard<std::mutex> lock(park_mu_);  // not between its check and its wait
+        wake_.notify_all();
       }
     }
-  };
-  // Shared: a helper that starts after the last chunk was taken still reads
-  // the shares, possibly after this call returned.
-  auto job = std::make_shared<Job>(n, chunks, helpers + 1, &body);
-  for (size_t i = 0; i < helpers; ++i) {
-    Submit([job] { job->Run(job->next_helper.fetch_add(1, std::memory_order_relaxed)); });
   }
-  job->Run(0);
-  // Only chunks another thread has claimed are left; they are short,
-  // unless that thread was preempted: then sleep rather than spin.
-  job->all_done.Wait(spin_, [&] { return job->done.load(std::memory_order_acquire) >= chunks; });
+  step.Run(0);
+  // Every chunk is taken: withdraw the offers nobody took, then wait for
+  // the workers that did to leave the step. They hold chunks that are
+  // short, unless a worker was preempted: then sleep rather than spin.
+  for (size_t w = 0; w < boxes; ++w) {
+    uintptr_t offered = offer;  // read first: a failed exchange still takes the line
+    if (mailboxes_[w].job.load(std::memory_order_relaxed) == offer) {
+      mailboxes_[w].job.compare_exchange_strong(offered, 0, std::memory_order_acq_rel);
+    }
+  }
+  step_left_.Wait(spin_, [&] {
+    for (size_t w = 0; w < boxes; ++w) {
+      if (mailboxes_[w].job.load(std::memory_order_acquire) == (offer | kTaken)) return false;
+    }
+    return true;
+  });
 }
 
 }  // namespace vacc

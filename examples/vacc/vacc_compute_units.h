@@ -15,8 +15,10 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -81,8 +83,29 @@ class ComputeUnits {
   };
 
  private:
-  void WorkerLoop();
+  struct Step;
+  // Where a parallel step (RunChunks) offers a worker one of its parts: a
+  // cache line of the worker's own, which it polls while idle. Handing work
+  // out through Submit's queue cost ~0.5 us on the caller (a lock and a
+  // std::function on lines the spinning workers read) and started the
+  // helper ~0.8 us after it, as each pointer it followed was another line
+  // from the caller's core (Intel Xeon, 2 units, 50 us bodies, medians).
+  // job: 0 (empty), kReserved (a caller is writing part), a Step's
+  // address (offered; part says which), or that address | kTaken (the
+  // worker runs it; it stores 0 once it is done with the step).
+  struct alignas(64) Mailbox {
+    std::atomic<uintptr_t> job{0};
+    std::atomic<int> part{0};
+    std::atomic<bool> sleeping{false};  // parked: an offer must wake it
+  };
+  static constexpr uintptr_t kReserved = 2;  // a Step is 64-byte aligned
+  static constexpr uintptr_t kTaken = 1;
+  static bool IsOffer(uintptr_t job) { return job > kReserved && (job & kTaken) == 0; }
+
+  void WorkerLoop(int index);
   bool TryPop(Task* task);
+  // Runs the step offered in `box`, if any; false if there was none.
+  bool TakeStep(Mailbox& box);
   // Runs body over [0, n) cut into `chunks` ranges, taken dynamically.
   void RunChunks(size_t n, size_t chunks, size_t participants,
                  const std::function<void(size_t, size_t)>& body);
@@ -92,13 +115,17 @@ class ComputeUnits {
   std::deque<Task> queue_;          // guarded by queue_lock_
   std::atomic<size_t> queued_{0};   // queue_.size(), readable without the lock
   std::atomic<int> spinning_{0};    // workers in their spin phase
-  // Parking. A worker registers in sleeping_ and re-checks queued_ under
-  // park_mu_ before it waits; Submit publishes queued_ before it reads
-  // sleeping_ (both sequentially consistent), so a wake-up is never lost.
+  // Parking. A worker registers in sleeping_ (and its mailbox) and
+  // re-checks queued_ and its mailbox under park_mu_ before it waits;
+  // Submit publishes queued_ before it reads sleeping_, and an offer its
+  // job before it reads the mailbox's flag (all sequentially consistent),
+  // so a wake-up is never lost.
   std::mutex park_mu_;
   std::condition_variable wake_;
   std::atomic<int> sleeping_{0};
   bool stop_ = false;               // guarded by park_mu_
+  std::unique_ptr<Mailbox[]> mailboxes_;  // one per worker
+  WaitPoint step_left_;             // a worker left a step: its caller may be done
   std::vector<std::thread> workers_;
 };
 

@@ -227,6 +227,64 @@ TEST(ComputeUnits, ParallelForGivesTheCallerTheFirstShare) {
   }
 }
 
+// Each helper part goes to the same worker call after call while the
+// workers are idle and awake (the first awake worker gets part 1, the next
+// part 2, ...), so a range runs on the same core from one op to the next.
+// Every chunk waits until all have started, so none is taken by another
+// participant. Workers that numbered themselves as they came would
+// reshuffle the parts between calls.
+TEST(ComputeUnits, ParallelForGivesEachHelperTheSamePartEveryCall) {
+  ComputeUnits units(3, std::chrono::milliseconds(200));  // nobody parks between calls
+  constexpr size_t kParts = 4;                              // the caller and three helpers
+  std::vector<std::thread::id> first(kParts);
+  for (int call = 0; call < 30; ++call) {
+    std::atomic<size_t> started{0};
+    std::vector<std::thread::id> ran_on(kParts);
+    units.ParallelFor(kParts, 1, [&](size_t begin, size_t) {
+      ran_on[begin] = std::this_thread::get_id();
+      started.fetch_add(1);
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (started.load() < kParts && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::yield();
+      }
+    });
+    ASSERT_EQ(std::set<std::thread::id>(ran_on.begin(), ran_on.end()).size(), kParts)
+        << "call " << call << ": a chunk was not run by its own participant";
+    if (call == 0) first = ran_on;
+    for (size_t part = 0; part < kParts; ++part) {
+      ASSERT_EQ(ran_on[part], first[part]) << "call " << call << ", part " << part;
+    }
+  }
+}
+
+// A parked worker is woken for its part: with a spin of 0 the only unit
+// parks at once, and the helper's chunk still runs on it, not on the
+// caller (which, had the wake-up been lost, would take that chunk itself
+// after waiting out its bound).
+TEST(ComputeUnits, ParallelForWakesAParkedUnit) {
+  ComputeUnits units(1, std::chrono::microseconds(0));
+  std::promise<pid_t> worker;
+  units.Submit([&] { worker.set_value(CurrentTid()); });
+  const pid_t worker_tid = worker.get_future().get();
+  for (int call = 0; call < 5; ++call) {
+    ASSERT_TRUE(SeenAsleep(worker_tid)) << "call " << call;
+    std::atomic<bool> helper_started{false};
+    std::atomic<pid_t> helper_tid{0};
+    units.ParallelFor(2, 1, [&](size_t begin, size_t) {
+      if (begin == 1) {
+        helper_tid.store(CurrentTid());
+        helper_started.store(true);
+        return;
+      }
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!helper_started.load() && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+      }
+    });
+    ASSERT_EQ(helper_tid.load(), worker_tid) << "call " << call;
+  }
+}
+
 TEST(ComputeUnits, ParallelForUsesSeveralThreads) {
   ComputeUnits units(2, kSpin);
   std::atomic<int> arrived{0};
