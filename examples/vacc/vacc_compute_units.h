@@ -88,8 +88,9 @@ class ComputeUnits {
   // cache line of the worker's own, which it polls while idle. Handing work
   // out through Submit's queue cost ~0.5 us on the caller (a lock and a
   // std::function on lines the spinning workers read) and started the
-  // helper ~0.8 us after it, as each pointer it followed was another line
-  // from the caller's core (Intel Xeon, 2 units, 50 us bodies, medians).
+  // helper ~0.6 us after it, as each pointer it followed was another line
+  // from the caller's core; with mailboxes 0.2 and 0.3 us (Intel Xeon, 2
+  // units, 50 us bodies, medians; examples/vacc/README.md).
   // job: 0 (empty), kReserved (a caller is writing part), a Step's
   // address (offered; part says which), or that address | kTaken (the
   // worker runs it; it stores 0 once it is done with the step).

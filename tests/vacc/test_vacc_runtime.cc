@@ -417,6 +417,47 @@ TEST(ComputeUnits, ParallelForFromUnitAndNested) {
   EXPECT_FALSE(units.OnUnit());
 }
 
+// Several threads start steps at once (as streams on different host
+// threads do): their offers race for the same mailboxes, some are taken,
+// some withdrawn, and steps run nested inside others' parts. Every call
+// still covers each of its indices exactly once, and only returns once
+// each is done.
+TEST(ComputeUnits, ParallelForFromManyThreadsAtOnce) {
+  ComputeUnits units(3, kSpin);
+  std::atomic<int> bad_calls{0};
+  std::vector<std::thread> callers;
+  for (int t = 0; t < 4; ++t) {
+    callers.emplace_back([&, t] {
+      for (int call = 0; call < 200; ++call) {
+        const size_t n = 1 + static_cast<size_t>((call * 7 + t) % 40);
+        std::vector<std::atomic<int>> hits(n);
+        units.ParallelFor(n, 1, [&](size_t b, size_t e) {
+          for (size_t i = b; i < e; ++i) {
+            if (call % 10 == 0) {  // now and then a step inside a part
+              std::atomic<int> inner{0};
+              units.ParallelFor(8, 1, [&](size_t b2, size_t e2) {
+                inner.fetch_add(static_cast<int>(e2 - b2));
+              });
+              if (inner.load() != 8) bad_calls.fetch_add(1);
+            }
+            // Long enough that a helper still in its chunk when its
+            // caller returned would be seen in the count below.
+            const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(5);
+            while (std::chrono::steady_clock::now() < until) {
+            }
+            hits[i].fetch_add(1);
+          }
+        });
+        for (size_t i = 0; i < n; ++i) {
+          if (hits[i].load() != 1) bad_calls.fetch_add(1);
+        }
+      }
+    });
+  }
+  for (std::thread& c : callers) c.join();
+  EXPECT_EQ(bad_calls.load(), 0);
+}
+
 // With every unit blocked, ParallelFor from outside finishes on the caller.
 TEST(ComputeUnits, ParallelForWhileAllUnitsBusy) {
   ComputeUnits units(2, kSpin);
