@@ -87,11 +87,13 @@ void ComputeUnits::WorkerLoop(int index) {
   for (;;) {
     if (TakeStep(box)) continue;
     if (TryPop(&task)) {
+      box.state.store(kBusy, std::memory_order_relaxed);
       task();
       task = nullptr;  // release what the task captured before idling
       continue;
     }
     // Idle: spin for a while, then sleep until Submit or an offer wakes us.
+    box.state.store(kSpinning, std::memory_order_relaxed);
     spinning_.fetch_add(1, std::memory_order_acq_rel);
     const bool more = SpinUntil(spin_, [this, &box] {
       return queued_.load(std::memory_order_acquire) > 0 ||
@@ -101,12 +103,12 @@ void ComputeUnits::WorkerLoop(int index) {
     if (more) continue;
     std::unique_lock<std::mutex> lock(park_mu_);
     sleeping_.fetch_add(1, std::memory_order_seq_cst);
-    box.sleeping.store(true, std::memory_order_seq_cst);
+    box.state.store(kParked, std::memory_order_seq_cst);
     wake_.wait(lock, [this, &box] {
       return stop_ || queued_.load(std::memory_order_seq_cst) > 0 ||
              IsOffer(box.job.load(std::memory_order_seq_cst));
     });
-    box.sleeping.store(false, std::memory_order_relaxed);
+    box.state.store(kSpinning, std::memory_order_relaxed);  // awake, looking for work
     sleeping_.fetch_sub(1, std::memory_order_seq_cst);
     if (stop_ && queued_.load(std::memory_order_seq_cst) == 0) return;  // nothing left to run
   }
@@ -150,6 +152,7 @@ bool ComputeUnits::TakeStep(Mailbox& box) {
   if (!box.job.compare_exchange_strong(job, job | kTaken, std::memory_order_acq_rel)) {
     return false;
   }
+  box.state.store(kBusy, std::memory_order_relaxed);
   reinterpret_cast<Step*>(job)->Run(box.part.load(std::memory_order_relaxed));
   box.job.store(0, std::memory_order_release);  // the step's last use: its caller may return
   step_left_.Notify();
@@ -167,19 +170,20 @@ void ComputeUnits::RunChunks(size_t n, size_t chunks, size_t participants,
   const uintptr_t offer = reinterpret_cast<uintptr_t>(&step);
   const size_t boxes = workers_.size();
   const size_t own = t_worker_of == this ? static_cast<size_t>(t_worker_index) : boxes;
-  // Parts 1..helpers go to workers whose mailbox is empty, those awake
-  // first (waking a parked one takes tens of microseconds); a busy one
-  // holds its offer until it is done or the caller withdraws it.
+  // Parts 1..helpers go to workers whose mailbox is empty: spinning ones
+  // first, then parked ones (waking one takes tens of microseconds), then
+  // busy ones, which hold the offer until they are done or the caller
+  // withdraws it.
   int part = 1;
-  for (int pass = 0; pass < 2 && part <= helpers; ++pass) {
+  for (State pass : {kSpinning, kParked, kBusy}) {
     for (size_t w = 0; w < boxes && part <= helpers; ++w) {
       Mailbox& box = mailboxes_[w];
-      if (w == own || box.sleeping.load(std::memory_order_relaxed) != (pass == 1)) continue;
+      if (w == own || box.state.load(std::memory_order_relaxed) != pass) continue;
       uintptr_t empty = 0;
       if (!box.job.compare_exchange_strong(empty, kReserved, std::memory_order_acquire)) continue;
       box.part.store(part++, std::memory_order_relaxed);
       box.job.store(offer, std::memory_order_seq_cst);
-      if (box.sleeping.load(std::memory_order_seq_cst)) {
+      if (box.state.load(std::memory_order_seq_cst) == kParked) {
         std::lock_guard<std::mutex> lock(park_mu_);  // not between its check and its wait
         wake_.notify_all();
       }

@@ -6,8 +6,8 @@
 // host side keeps only the queues (vacc_stream.h).
 //
 // Idle workers spin for a bounded time before they sleep: handing work to a
-// spinning thread costs ~0.1 us, waking a sleeping one tens of microseconds,
-// and a device nobody uses must not burn CPU.
+// spinning thread costs ~0.3 us (Mailbox below), waking a sleeping one tens
+// of microseconds, and a device nobody uses must not burn CPU.
 #ifndef VACC_COMPUTE_UNITS_H_
 #define VACC_COMPUTE_UNITS_H_
 
@@ -94,10 +94,15 @@ class ComputeUnits {
   // job: 0 (empty), kReserved (a caller is writing part), a Step's
   // address (offered; part says which), or that address | kTaken (the
   // worker runs it; it stores 0 once it is done with the step).
+  // state says what the worker is doing, so offers go to spinning workers
+  // first, then to parked ones (which must be woken), and only then to
+  // busy ones (running a stream's operations, or another step), which
+  // take an offer only once they are done.
+  enum State { kBusy, kSpinning, kParked };
   struct alignas(64) Mailbox {
     std::atomic<uintptr_t> job{0};
     std::atomic<int> part{0};
-    std::atomic<bool> sleeping{false};  // parked: an offer must wake it
+    std::atomic<State> state{kSpinning};  // a new worker looks for work first
   };
   static constexpr uintptr_t kReserved = 2;  // a Step is 64-byte aligned
   static constexpr uintptr_t kTaken = 1;

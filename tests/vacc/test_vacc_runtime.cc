@@ -285,6 +285,37 @@ TEST(ComputeUnits, ParallelForWakesAParkedUnit) {
   }
 }
 
+// A unit busy with other work (a stream's operations) is offered a part
+// only after the idle ones, parked or not: with one unit held by a task
+// and the other parked, the helper's chunk runs on the parked one, woken
+// for it, not on the caller after waiting for the busy one.
+TEST(ComputeUnits, ParallelForPrefersAParkedUnitToABusyOne) {
+  ComputeUnits units(2, std::chrono::microseconds(0));
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<pid_t> busy_tid{0};
+  units.Submit([&, released] {
+    busy_tid.store(CurrentTid());
+    released.wait();
+  });
+  while (busy_tid.load() == 0) std::this_thread::yield();
+  std::atomic<pid_t> helper_tid{0};
+  units.ParallelFor(2, 1, [&](size_t begin, size_t) {
+    if (begin == 1) {
+      helper_tid.store(CurrentTid());
+      return;
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (helper_tid.load() == 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+  });
+  release.set_value();
+  EXPECT_NE(helper_tid.load(), 0);
+  EXPECT_NE(helper_tid.load(), CurrentTid()) << "the caller ran the helper's chunk";
+  EXPECT_NE(helper_tid.load(), busy_tid.load());
+}
+
 TEST(ComputeUnits, ParallelForUsesSeveralThreads) {
   ComputeUnits units(2, kSpin);
   std::atomic<int> arrived{0};
