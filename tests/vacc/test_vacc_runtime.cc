@@ -228,8 +228,9 @@ TEST(ComputeUnits, ParallelForGivesTheCallerTheFirstShare) {
 }
 
 // Each helper part goes to the same worker call after call while the
-// workers are idle and awake (the first awake worker gets part 1, the next
-// part 2, ...), so a range runs on the same core from one op to the next.
+// workers spin between calls (the first spinning worker gets part 1, the
+// next part 2, ...), so a range runs on the same core from one op to the
+// next.
 // Every chunk waits until all have started, so none is taken by another
 // participant. Workers that numbered themselves as they came would
 // reshuffle the parts between calls.
