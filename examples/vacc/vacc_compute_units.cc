@@ -60,9 +60,17 @@ void ComputeUnits::Submit(Task task) {
     queued_.store(queued, std::memory_order_seq_cst);
   }
   // Wake a sleeper only when the spinning workers cannot take all the work:
-  // most hand-overs then cost no system call.
-  if (sleeping_.load(std::memory_order_seq_cst) > 0 &&
-      queued > static_cast<size_t>(spinning_.load(std::memory_order_seq_cst))) {
+  // most hand-overs then cost no system call. The mailboxes say who spins
+  // and who is parked (read after queued_ is published: a worker parks
+  // only after it said so and found queued_ still 0).
+  size_t spinning = 0;
+  bool parked = false;
+  for (size_t w = 0; w < workers_.size(); ++w) {
+    const State state = mailboxes_[w].state.load(std::memory_order_seq_cst);
+    spinning += state == kSpinning ? 1 : 0;
+    parked = parked || state == kParked;
+  }
+  if (parked && queued > spinning) {
     std::lock_guard<std::mutex> lock(park_mu_);  // not between a check and a wait
     wake_.notify_one();
   }
@@ -94,22 +102,18 @@ void ComputeUnits::WorkerLoop(int index) {
     }
     // Idle: spin for a while, then sleep until Submit or an offer wakes us.
     box.state.store(kSpinning, std::memory_order_relaxed);
-    spinning_.fetch_add(1, std::memory_order_acq_rel);
     const bool more = SpinUntil(spin_, [this, &box] {
       return queued_.load(std::memory_order_acquire) > 0 ||
              IsOffer(box.job.load(std::memory_order_acquire));
     });
-    spinning_.fetch_sub(1, std::memory_order_acq_rel);
     if (more) continue;
     std::unique_lock<std::mutex> lock(park_mu_);
-    sleeping_.fetch_add(1, std::memory_order_seq_cst);
     box.state.store(kParked, std::memory_order_seq_cst);
     wake_.wait(lock, [this, &box] {
       return stop_ || queued_.load(std::memory_order_seq_cst) > 0 ||
              IsOffer(box.job.load(std::memory_order_seq_cst));
     });
     box.state.store(kSpinning, std::memory_order_relaxed);  // awake, looking for work
-    sleeping_.fetch_sub(1, std::memory_order_seq_cst);
     if (stop_ && queued_.load(std::memory_order_seq_cst) == 0) return;  // nothing left to run
   }
 }
@@ -154,6 +158,9 @@ bool ComputeUnits::TakeStep(Mailbox& box) {
   }
   box.state.store(kBusy, std::memory_order_relaxed);
   reinterpret_cast<Step*>(job)->Run(box.part.load(std::memory_order_relaxed));
+  // Looking for work again before its caller can see it left: that caller's
+  // next step then offers this worker its part again, not another one.
+  box.state.store(kSpinning, std::memory_order_relaxed);
   box.job.store(0, std::memory_order_release);  // the step's last use: its caller may return
   step_left_.Notify();
   return true;

@@ -120,15 +120,15 @@ class ComputeUnits {
   SpinLock queue_lock_;
   std::deque<Task> queue_;          // guarded by queue_lock_
   std::atomic<size_t> queued_{0};   // queue_.size(), readable without the lock
-  std::atomic<int> spinning_{0};    // workers in their spin phase
-  // Parking. A worker registers in sleeping_ (and its mailbox) and
-  // re-checks queued_ and its mailbox under park_mu_ before it waits;
-  // Submit publishes queued_ before it reads sleeping_, and an offer its
-  // job before it reads the mailbox's flag (all sequentially consistent),
-  // so a wake-up is never lost.
+  // Parking. A worker says so in its mailbox (kParked) and re-checks
+  // queued_ and its mailbox under park_mu_ before it waits; Submit
+  // publishes queued_, and an offer its job, before reading the mailboxes'
+  // states (all sequentially consistent), so a wake-up is never lost. The
+  // states are the only count of spinning and parked workers: counters
+  // beside them were two more writes to a line all workers share, on
+  // every step.
   std::mutex park_mu_;
   std::condition_variable wake_;
-  std::atomic<int> sleeping_{0};
   bool stop_ = false;               // guarded by park_mu_
   std::unique_ptr<Mailbox[]> mailboxes_;  // one per worker
   WaitPoint step_left_;             // a worker left a step: its caller may be done
