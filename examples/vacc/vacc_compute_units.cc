@@ -23,7 +23,9 @@ thread_local int t_worker_index = -1;
 }  // namespace
 
 ComputeUnits::ComputeUnits(int count, std::chrono::nanoseconds spin, const std::string& name)
-    : spin_(spin), mailboxes_(new Mailbox[static_cast<size_t>(std::max(1, count))]) {
+    : spin_(spin),
+      mailboxes_(new Mailbox[static_cast<size_t>(std::max(1, count))]),
+      wakes_(new std::condition_variable[static_cast<size_t>(std::max(1, count))]) {
   workers_.reserve(static_cast<size_t>(std::max(1, count)));
   for (int i = 0; i < std::max(1, count); ++i) {
     workers_.emplace_back([this, i] { WorkerLoop(i); });
@@ -39,7 +41,7 @@ ComputeUnits::~ComputeUnits() {
     std::lock_guard<std::mutex> lock(park_mu_);
     stop_ = true;
   }
-  wake_.notify_all();
+  for (size_t w = 0; w < workers_.size(); ++w) wakes_[w].notify_one();
   for (auto& w : workers_) w.join();
 }
 
@@ -59,27 +61,40 @@ void ComputeUnits::Submit(Task task) {
     queued = queue_.size();
     queued_.store(queued, std::memory_order_seq_cst);
   }
-  // Wake a sleeper only when the spinning workers cannot take all the work:
-  // most hand-overs then cost no system call. The mailboxes say who spins
-  // and who is parked (read after queued_ is published: a worker parks
-  // only after it said so and found queued_ still 0).
-  size_t spinning = 0;
-  bool parked = false;
+  // Wake sleepers only when the spinning workers cannot take all the work
+  // (most hand-overs then cost no system call), and then one per task they
+  // cannot take. The mailboxes say who spins and who is parked (read after
+  // queued_ is published: a worker parks only after it said so and found
+  // queued_ still 0). A worker that says parked may be leaving its wait
+  // already, having seen queued_: a wake-up sent to it is lost, but it
+  // takes a task itself. Waking only the first parked worker, each Submit
+  // could pick that same one, and a second task waited for a busy worker.
+  size_t spinning = 0, parked = 0;
   for (size_t w = 0; w < workers_.size(); ++w) {
     const State state = mailboxes_[w].state.load(std::memory_order_seq_cst);
     spinning += state == kSpinning ? 1 : 0;
-    parked = parked || state == kParked;
+    parked += state == kParked ? 1 : 0;
   }
-  if (parked && queued > spinning) {
-    std::lock_guard<std::mutex> lock(park_mu_);  // not between a check and a wait
-    wake_.notify_one();
+  if (parked == 0 || queued <= spinning) return;
+  size_t to_wake = queued - spinning;
+  std::lock_guard<std::mutex> lock(park_mu_);  // not between a check and a wait
+  for (size_t w = 0; w < workers_.size() && to_wake > 0; ++w) {
+    if (mailboxes_[w].state.load(std::memory_order_seq_cst) != kParked) continue;
+    wakes_[w].notify_one();
+    --to_wake;
   }
 }
 
-bool ComputeUnits::TryPop(Task* task) {
+bool ComputeUnits::TryPop(Mailbox& box, Task* task) {
   if (queued_.load(std::memory_order_acquire) == 0) return false;
   std::lock_guard<SpinLock> lock(queue_lock_);
   if (queue_.empty()) return false;
+  // Busy before the task leaves the queue, under its lock: a Submit after
+  // this pop then sees this worker busy. Marked after it, the worker could
+  // still read as spinning to such a Submit, which counts on the spinning
+  // workers to take its task and wakes nobody, and that task would wait for
+  // a busy worker. (A window of a few instructions: no test catches it.)
+  box.state.store(kBusy, std::memory_order_relaxed);
   *task = std::move(queue_.front());
   queue_.pop_front();
   queued_.store(queue_.size(), std::memory_order_seq_cst);
@@ -94,8 +109,7 @@ void ComputeUnits::WorkerLoop(int index) {
   Task task;
   for (;;) {
     if (TakeStep(box)) continue;
-    if (TryPop(&task)) {
-      box.state.store(kBusy, std::memory_order_relaxed);
+    if (TryPop(box, &task)) {
       task();
       task = nullptr;  // release what the task captured before idling
       continue;
@@ -109,7 +123,7 @@ void ComputeUnits::WorkerLoop(int index) {
     if (more) continue;
     std::unique_lock<std::mutex> lock(park_mu_);
     box.state.store(kParked, std::memory_order_seq_cst);
-    wake_.wait(lock, [this, &box] {
+    wakes_[static_cast<size_t>(index)].wait(lock, [this, &box] {
       return stop_ || queued_.load(std::memory_order_seq_cst) > 0 ||
              IsOffer(box.job.load(std::memory_order_seq_cst));
     });
@@ -192,7 +206,7 @@ void ComputeUnits::RunChunks(size_t n, size_t chunks, size_t participants,
       box.job.store(offer, std::memory_order_seq_cst);
       if (box.state.load(std::memory_order_seq_cst) == kParked) {
         std::lock_guard<std::mutex> lock(park_mu_);  // not between its check and its wait
-        wake_.notify_all();
+        wakes_[w].notify_one();  // that worker only: the others have nothing to do
       }
     }
   }

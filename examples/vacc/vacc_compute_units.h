@@ -109,7 +109,8 @@ class ComputeUnits {
   static bool IsOffer(uintptr_t job) { return job > kReserved && (job & kTaken) == 0; }
 
   void WorkerLoop(int index);
-  bool TryPop(Task* task);
+  // Takes the oldest queued task, if any, and marks `box` busy.
+  bool TryPop(Mailbox& box, Task* task);
   // Runs the step offered in `box`, if any; false if there was none.
   bool TakeStep(Mailbox& box);
   // Runs body over [0, n) cut into `chunks` ranges, taken dynamically.
@@ -121,16 +122,20 @@ class ComputeUnits {
   std::deque<Task> queue_;          // guarded by queue_lock_
   std::atomic<size_t> queued_{0};   // queue_.size(), readable without the lock
   // Parking. A worker says so in its mailbox (kParked) and re-checks
-  // queued_ and its mailbox under park_mu_ before it waits; Submit
-  // publishes queued_, and an offer its job, before reading the mailboxes'
-  // states (all sequentially consistent), so a wake-up is never lost. The
-  // states are the only count of spinning and parked workers: counters
-  // beside them were two more writes to a line all workers share, on
-  // every step.
+  // queued_ and its mailbox under park_mu_ before it waits on its own
+  // condition variable (wakes_); Submit publishes queued_, and an offer its
+  // job, before reading the mailboxes' states (all sequentially
+  // consistent), so a wake-up is never lost. The states are the only count
+  // of spinning and parked workers: counters beside them were two more
+  // writes to a line all workers share, on every step. One condition
+  // variable per worker, so that an offer wakes the worker it is for and
+  // Submit one parked worker: with one for all, an offer woke every parked
+  // worker, and each of the others spun for its budget (VACC_SPIN_US) and
+  // parked again.
   std::mutex park_mu_;
-  std::condition_variable wake_;
   bool stop_ = false;               // guarded by park_mu_
   std::unique_ptr<Mailbox[]> mailboxes_;  // one per worker
+  std::unique_ptr<std::condition_variable[]> wakes_;  // one per worker: where it parks
   WaitPoint step_left_;             // a worker left a step: its caller may be done
   std::vector<std::thread> workers_;
 };

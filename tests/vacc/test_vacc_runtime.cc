@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <future>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -283,6 +284,89 @@ TEST(ComputeUnits, ParallelForWakesAParkedUnit) {
       }
     });
     ASSERT_EQ(helper_tid.load(), worker_tid) << "call " << call;
+  }
+}
+
+// Submits two tasks that each wait (up to 10 s) until both have started,
+// and returns the threads they ran on: two, unless the second task was
+// left queued while the first held the other worker.
+std::set<pid_t> TwoTasksThatWaitForEachOther(ComputeUnits& units) {
+  std::atomic<int> arrived{0};
+  std::mutex mu;
+  std::set<pid_t> tids;
+  for (int i = 0; i < 2; ++i) {
+    units.Submit([&] {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        tids.insert(CurrentTid());
+      }
+      arrived.fetch_add(1);
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (arrived.load() < 2 && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::yield();
+      }
+      arrived.fetch_add(1);  // done with arrived: 4 once both are
+    });
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (arrived.load() < 4 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  return tids;
+}
+
+// Submit wakes a parked unit for each task the spinning ones cannot take.
+// Both units parked: the first Submit wakes one, and the second, before
+// that one has even run (still reading as parked), must wake the other;
+// a rule that woke the first parked unit it found woke the same one
+// twice, and the second task waited out the first's 10 s.
+TEST(ComputeUnits, SubmitWakesAParkedUnitPerTask) {
+  ComputeUnits units(2, std::chrono::microseconds(0));
+  const std::set<pid_t> tids = TwoTasksThatWaitForEachOther(units);
+  ASSERT_EQ(tids.size(), 2u) << "the two tasks did not run on two workers";
+  for (int round = 0; round < 5; ++round) {
+    for (pid_t tid : tids) ASSERT_TRUE(SeenAsleep(tid)) << "round " << round;
+    EXPECT_EQ(TwoTasksThatWaitForEachOther(units), tids) << "round " << round;
+  }
+}
+
+// An offer wakes only the worker it is for. Two units, both parked (a spin
+// of 0): each call's one helper part goes to one of them, and the other
+// must not wake. Woken for nothing, it would find no work, spin for its
+// budget and sleep again: one more voluntary context switch each call (as
+// when all parked workers shared one condition variable).
+TEST(ComputeUnits, ParallelForWakesOnlyTheUnitItOffersAPart) {
+  ComputeUnits units(2, std::chrono::microseconds(0));
+  const std::set<pid_t> tids = TwoTasksThatWaitForEachOther(units);
+  ASSERT_EQ(tids.size(), 2u) << "the two tasks did not run on two workers";
+  for (int call = 0; call < 5; ++call) {
+    std::map<pid_t, long> before;
+    for (pid_t tid : tids) {
+      ASSERT_TRUE(SeenAsleep(tid)) << "call " << call;
+      before[tid] = VoluntarySwitches(tid);
+      ASSERT_GE(before[tid], 0);
+    }
+    std::atomic<pid_t> helper_tid{0};
+    units.ParallelFor(2, 1, [&](size_t begin, size_t) {
+      if (begin == 1) {
+        helper_tid.store(CurrentTid());
+        return;
+      }
+      // Long enough for a worker woken by mistake to wake, spin and park.
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (helper_tid.load() == 0 && std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+      }
+    });
+    ASSERT_EQ(tids.count(helper_tid.load()), 1u) << "call " << call << ": no worker helped";
+    for (pid_t tid : tids) {
+      if (tid == helper_tid.load()) continue;
+      ASSERT_TRUE(SeenAsleep(tid)) << "call " << call;
+      EXPECT_EQ(VoluntarySwitches(tid), before[tid])
+          << "call " << call << ": the unit not offered a part was woken";
+    }
   }
 }
 

@@ -43,6 +43,18 @@ inline bool SeenAsleep(pid_t tid) {
   return false;
 }
 
+// How many times thread `tid` has gone to sleep (voluntary_ctxt_switches in
+// /proc), or -1 if it cannot be read: a sleeping thread that is woken for
+// nothing and sleeps again adds one.
+inline long VoluntarySwitches(pid_t tid) {
+  std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/status");
+  const std::string key = "voluntary_ctxt_switches:";
+  for (std::string line; std::getline(in, line);) {
+    if (line.compare(0, key.size(), key) == 0) return std::stol(line.substr(key.size()));
+  }
+  return -1;
+}
+
 }  // namespace vacc
 
 #endif  // TESTS_VACC_VACC_THREAD_STATE_H_
