@@ -291,29 +291,34 @@ TEST(ComputeUnits, ParallelForWakesAParkedUnit) {
 // and returns the threads they ran on: two, unless the second task was
 // left queued while the first held the other worker.
 std::set<pid_t> TwoTasksThatWaitForEachOther(ComputeUnits& units) {
-  std::atomic<int> arrived{0};
-  std::mutex mu;
-  std::set<pid_t> tids;
+  // Shared with the tasks, not on this stack: a task still queued when
+  // this gives up (a failing run) must not touch a frame that is gone.
+  struct Rendezvous {
+    std::atomic<int> arrived{0};
+    std::mutex mu;
+    std::set<pid_t> tids;
+  };
+  const auto shared = std::make_shared<Rendezvous>();
   for (int i = 0; i < 2; ++i) {
-    units.Submit([&] {
+    units.Submit([shared] {
       {
-        std::lock_guard<std::mutex> lock(mu);
-        tids.insert(CurrentTid());
+        std::lock_guard<std::mutex> lock(shared->mu);
+        shared->tids.insert(CurrentTid());
       }
-      arrived.fetch_add(1);
+      shared->arrived.fetch_add(1);
       const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-      while (arrived.load() < 2 && std::chrono::steady_clock::now() < deadline) {
+      while (shared->arrived.load() < 2 && std::chrono::steady_clock::now() < deadline) {
         std::this_thread::yield();
       }
-      arrived.fetch_add(1);  // done with arrived: 4 once both are
+      shared->arrived.fetch_add(1);  // done waiting: 4 once both are
     });
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (arrived.load() < 4 && std::chrono::steady_clock::now() < deadline) {
+  while (shared->arrived.load() < 4 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  std::lock_guard<std::mutex> lock(mu);
-  return tids;
+  std::lock_guard<std::mutex> lock(shared->mu);
+  return shared->tids;
 }
 
 // Submit wakes a parked unit for each task the spinning ones cannot take.
