@@ -166,11 +166,15 @@ struct alignas(64) ComputeUnits::Step {
 bool ComputeUnits::TakeStep(Mailbox& box) {
   uintptr_t job = box.job.load(std::memory_order_acquire);
   if (!IsOffer(job)) return false;
+  // Busy before taking it, as in TryPop: a Submit must not count a worker
+  // that is about to run a part (up to a whole GEMM share) as spinning.
+  const State was = box.state.load(std::memory_order_relaxed);
+  box.state.store(kBusy, std::memory_order_seq_cst);
   // Fails when the caller withdrew the offer (it finished without us).
   if (!box.job.compare_exchange_strong(job, job | kTaken, std::memory_order_acq_rel)) {
+    box.state.store(was, std::memory_order_relaxed);
     return false;
   }
-  box.state.store(kBusy, std::memory_order_relaxed);
   reinterpret_cast<Step*>(job)->Run(box.part.load(std::memory_order_relaxed));
   // Looking for work again before its caller can see it left: that caller's
   // next step then offers this worker its part again, not another one.
