@@ -69,20 +69,21 @@ void ComputeUnits::Submit(Task task) {
   // already, having seen queued_: a wake-up sent to it is lost, but it
   // takes a task itself. Waking only the first parked worker, each Submit
   // could pick that same one, and a second task waited for a busy worker.
-  size_t spinning = 0, parked = 0;
+  size_t spinning = 0;
   for (size_t w = 0; w < workers_.size(); ++w) {
-    const State state = mailboxes_[w].state.load(std::memory_order_seq_cst);
-    spinning += state == kSpinning ? 1 : 0;
-    parked += state == kParked ? 1 : 0;
+    spinning += mailboxes_[w].state.load(std::memory_order_seq_cst) == kSpinning ? 1 : 0;
   }
-  if (parked == 0 || queued <= spinning) return;
-  size_t to_wake = queued - spinning;
-  std::lock_guard<std::mutex> lock(park_mu_);  // not between a check and a wait
-  for (size_t w = 0; w < workers_.size() && to_wake > 0; ++w) {
+  for (size_t w = 0, to_wake = queued > spinning ? queued - spinning : 0;
+       w < workers_.size() && to_wake > 0; ++w) {
     if (mailboxes_[w].state.load(std::memory_order_seq_cst) != kParked) continue;
-    wakes_[w].notify_one();
+    Wake(w);
     --to_wake;
   }
+}
+
+void ComputeUnits::Wake(size_t w) {
+  std::lock_guard<std::mutex> lock(park_mu_);  // not between its check and its wait
+  wakes_[w].notify_one();
 }
 
 bool ComputeUnits::TryPop(Mailbox& box, Task* task) {
@@ -208,10 +209,7 @@ void ComputeUnits::RunChunks(size_t n, size_t chunks, size_t participants,
       if (!box.job.compare_exchange_strong(empty, kReserved, std::memory_order_acquire)) continue;
       box.part.store(part++, std::memory_order_relaxed);
       box.job.store(offer, std::memory_order_seq_cst);
-      if (box.state.load(std::memory_order_seq_cst) == kParked) {
-        std::lock_guard<std::mutex> lock(park_mu_);  // not between its check and its wait
-        wakes_[w].notify_one();  // that worker only: the others have nothing to do
-      }
+      if (box.state.load(std::memory_order_seq_cst) == kParked) Wake(w);  // that worker only
     }
   }
   step.Run(0);

@@ -113,6 +113,8 @@ class ComputeUnits {
   bool TryPop(Mailbox& box, Task* task);
   // Runs the step offered in `box`, if any; false if there was none.
   bool TakeStep(Mailbox& box);
+  // Wakes worker w if it waits on its condition variable (wakes_).
+  void Wake(size_t w);
   // Runs body over [0, n) cut into `chunks` ranges, taken dynamically.
   void RunChunks(size_t n, size_t chunks, size_t participants,
                  const std::function<void(size_t, size_t)>& body);

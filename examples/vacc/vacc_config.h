@@ -22,7 +22,7 @@ struct Config {
   // quarter of physical memory if that is smaller.
   uint64_t memory_bytes = 0;
   // VACC_SPIN_US: how long an idle worker (or a host thread waiting for a
-  // stream) spins before it sleeps. Spinning hands over work in ~0.1 us;
+  // stream) spins before it sleeps. Spinning hands over work in ~0.3 us;
   // waking a sleeping thread costs tens of us. 0 disables spinning.
   std::chrono::microseconds spin{50};
   // VACC_USE_BFC (0/1): let TensorFlow's BFC allocator carve tensors out of

@@ -388,7 +388,14 @@ TEST(ComputeUnits, ParallelForPrefersAParkedUnitToABusyOne) {
     busy_tid.store(CurrentTid());
     released.wait();
   });
-  while (busy_tid.load() == 0) std::this_thread::yield();
+  const auto started_by = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (busy_tid.load() == 0 && std::chrono::steady_clock::now() < started_by) {
+    std::this_thread::yield();
+  }
+  if (busy_tid.load() == 0) {
+    release.set_value();  // else the units' destructor would wait for it forever
+    FAIL() << "the holding task never started";
+  }
   std::atomic<pid_t> helper_tid{0};
   units.ParallelFor(2, 1, [&](size_t begin, size_t) {
     if (begin == 1) {
