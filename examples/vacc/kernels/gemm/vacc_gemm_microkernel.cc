@@ -49,6 +49,16 @@ namespace hn = hwy::HWY_NAMESPACE;
 // C, hand-out) can afford ~4% there. It used ~7% (169; perf: the packing
 // tiles 2.3% over their share of the FMAs, the driver's own code 2.6%,
 // the plain tiles ~2% under the bare loop).
+// A 6 x 64 tile for the packed driver (24 accumulators, B packed 64 wide,
+// this kernel with four vectors a row) was tried on that Xeon: as inline
+// asm in a bare loop 24-accumulator tiles ran 1.07x of an asm 8 x 32, but
+// this kernel's 8 x 32 already runs at their rate in place (hot column of
+// tiles, kc = 256: 178-180 against 177-180). Its A-packing tiles ran
+// 1.05-1.10x (96 FMAs per row copied, not 64), while M = 256 ends on a
+// 4-row tile and kc = 1024 streams a 256 KiB B panel from L2 (0.94x).
+// Whole calls, alternating call by call in one process, one unit: 256^3
+// 0.995x, 512^3 1.00x, 256 x 1024 x 1024 1.00x, 1024^3 and 2048^3 0.97x.
+// So the tile stays 8 x 32.
 constexpr int kMaxMR = 8;
 static_assert(kTileRows <= kMaxMR, "the kernel names accumulators for 8 rows");
 // How far ahead of the row it packs KernelPackingF32 fetches B's rows.
