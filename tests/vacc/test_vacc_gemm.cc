@@ -31,6 +31,7 @@
 #include "kernels/gemm/vacc_gemm_interleave.h"
 #include "kernels/gemm/vacc_gemm_microkernel.h"
 #include "kernels/gemm/vacc_gemm_narrow_b.h"
+#include "kernels/gemm/vacc_gemm_pack.h"
 #include "kernels/gemm/vacc_gemm_panel_claims.h"
 #include "kernels/gemm/vacc_gemm_small_m.h"
 #include "kernels/gemm/vacc_gemm_split.h"
@@ -857,6 +858,38 @@ TEST_F(GemmTest, PackingAKernelPacksAsMatrixAPack) {
     const gemm::MicroKernel grouped = gemm::CurrentMicroKernel(false, gemm::APanels::kGroups);
     EXPECT_EQ(grouped.a_panels == gemm::APanels::kGroups, target.rfind("AVX", 0) == 0) << target;
     check(grouped, target + " (grouped set)");
+  }
+}
+
+// PackB's layout (vacc_gemm_pack.h) at every panel width the kernels use
+// and for depths around its row groups (four rows, or 1 KiB per panel:
+// PackedRowsPerPiece), from a block inside a row-major B, last panel
+// partial or not: packed value by value, zeros past the block's columns.
+TEST(PackB, LaysOutEveryWidthAndDepthAsTheHeaderSays) {
+  constexpr int64_t kRows = 80, kCols = 90, kRow0 = 3, kCol0 = 5;
+  std::vector<float> b(static_cast<size_t>(kRows * kCols));
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i) + 0.25f;
+  const Matrix mb = gemm::RowMajor(b.data(), TF_FLOAT, kRows, kCols, false);
+  for (int nr : {6, 8, 16, 32}) {
+    for (int64_t kc : {1, 3, 4, 7, 8, 15, 16, 17, 33, 64, 71}) {
+      for (int64_t nc : {1, 15, 16, 17, 40, 64, 85}) {
+        const int64_t panels = (nc + nr - 1) / nr;
+        std::vector<float> packed(static_cast<size_t>(panels * kc * nr), -1.0f);
+        gemm::PackB(mb, kRow0, kc, kCol0, nc, nr, packed.data());
+        for (int64_t p = 0; p < panels; ++p) {
+          for (int64_t k = 0; k < kc; ++k) {
+            for (int64_t j = 0; j < nr; ++j) {
+              const int64_t col = p * nr + j;
+              const float want =
+                  col < nc ? b[static_cast<size_t>((kRow0 + k) * kCols + kCol0 + col)] : 0.0f;
+              ASSERT_EQ(packed[static_cast<size_t>(p * kc * nr + k * nr + j)], want)
+                  << "nr " << nr << " kc " << kc << " nc " << nc << " panel " << p << " k " << k
+                  << " lane " << j;
+            }
+          }
+        }
+      }
+    }
   }
 }
 

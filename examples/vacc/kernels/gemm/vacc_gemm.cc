@@ -278,7 +278,7 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   // KiB apart are the exception (RowsShareCacheSets): a panel's rows then
   // fall into the same few L1 sets, the lines fetched ahead evict each
   // other, and that tile waits on B. A unit packs such a B block of its own
-  // a whole K block at a time instead, by a pass that copies four rows at
+  // a whole K block at a time instead, by a pass that copies a few rows at
   // a time across every panel (PackB); one the units share stays a panel
   // at a time, so that they split the packing. On an Intel Xeon (Emerald
   // Rapids class) a profile of 256 x 1024 x 1024 on one unit had the

@@ -38,13 +38,26 @@ void CopyRun<float>(const float* in, int n, float* out) {
 // rows) and B (lanes are columns). The loop order follows the stride that is
 // 1, so reads are contiguous whichever way the operand is transposed.
 // PackPanels when the lanes are contiguous (a row-major B, whose rows run
-// along the lanes): four source rows at a time, each panel's piece of them
+// along the lanes): a few source rows at a time, each panel's piece of them
 // in turn. Walking a panel down all the rows strides a whole row per value
 // (a page apart when N = 1024), which hardware prefetchers do not follow;
 // a whole row at a time scatters single lines across every panel. Four rows
 // keeps four sequential read streams and writes four consecutive lines per
 // panel. Packing a 2048 x 2048 B on Zen3 (thread CPU time, best of 20):
 // 1.6 ms, against 2.3 ms a row at a time and 3.3 ms a panel at a time.
+// Full-line panels (16 and 32 floats: AVX2, AVX-512) take as many rows as
+// write 1 KiB per panel (PackedRowsPerPiece): 16 rows of 16 floats, 8 of
+// 32. On an Intel Xeon (one unit, the variants alternating, medians of 300)
+// a 1024 x 1024 B packed 16 wide took 330-350 us against 420-450 with four
+// rows (so 256 x 1024 x 1024 on the AVX2 kernels ran 1.007-1.011x, on
+// two units 1.01x); 32 wide, 2048 x 2048 took 1.46 ms against 1.56, and
+// 1024 x 1024 the same. Zen3 not measured. Narrower panels (SSE4, or a
+// transposed A's MR-wide panels) keep four.
+int64_t PackedRowsPerPiece(int width) {
+  constexpr int64_t kPieceBytes = 1024;
+  if (width < 16) return 4;
+  return kPieceBytes / (width * static_cast<int64_t>(sizeof(float)));
+}
 //
 // A single panel (the short-A path packs one panel before its tiles) has
 // no such streams: a line or two per row, rows far apart. Out of cache
@@ -59,7 +72,7 @@ constexpr int64_t kSinglePanelFetchRows = 16;
 template <typename T>
 void PackContiguousLanes(const T* src, int64_t depth_stride, int64_t lanes, int64_t depth,
                          int width, float* dst) {
-  constexpr int64_t kRows = 4;
+  const int64_t kRows = PackedRowsPerPiece(width);
   const int64_t panel_size = depth * width;
   const bool single_panel = lanes <= width;
   for (int64_t k0 = 0; k0 < depth; k0 += kRows) {
