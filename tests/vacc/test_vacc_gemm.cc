@@ -862,6 +862,7 @@ TEST_F(GemmTest, PackingAKernelPacksAsMatrixAPack) {
 }
 
 // PackB's layout (vacc_gemm_pack.h) at every panel width the kernels use
+// (MR of a transposed A, NR per target, a pair of AVX-512 panels)
 // and for depths around its row groups (four rows, or 1 KiB per panel:
 // PackedRowsPerPiece), from a block inside a row-major B, last panel
 // partial or not: packed value by value, zeros past the block's columns.
@@ -870,7 +871,7 @@ TEST(PackB, LaysOutEveryWidthAndDepthAsTheHeaderSays) {
   std::vector<float> b(static_cast<size_t>(kRows * kCols));
   for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i) + 0.25f;
   const Matrix mb = gemm::RowMajor(b.data(), TF_FLOAT, kRows, kCols, false);
-  for (int nr : {6, 8, 16, 32}) {
+  for (int nr : {6, 8, 16, 32, 64}) {
     for (int64_t kc : {1, 3, 4, 7, 8, 15, 16, 17, 33, 64, 71}) {
       for (int64_t nc : {1, 15, 16, 17, 40, 64, 85}) {
         const int64_t panels = (nc + nr - 1) / nr;

@@ -52,13 +52,14 @@ void CopyRun<float>(const float* in, int n, float* out) {
 // rows (so 256 x 1024 x 1024 on the AVX2 kernels ran 1.007-1.011x, on
 // two units 1.01x); 32 wide, 2048 x 2048 took 1.46 ms against 1.56, and
 // 1024 x 1024 the same. Zen3 not measured. Narrower panels (SSE4, or a
-// transposed A's MR-wide panels) keep four.
+// transposed A's MR-wide panels) keep four, and so do wider ones (a pair's
+// 64 floats).
 int64_t PackedRowsPerPiece(int width) {
-  constexpr int64_t kPieceBytes = 1024;
-  if (width < 16) return 4;
-  return kPieceBytes / (width * static_cast<int64_t>(sizeof(float)));
+  constexpr int64_t kPieceBytes = 1024, kFewestRows = 4;
+  if (width < 16) return kFewestRows;
+  return std::max(kFewestRows, kPieceBytes / (width * static_cast<int64_t>(sizeof(float))));
 }
-//
+
 // A single panel (the short-A path packs one panel before its tiles) has
 // no such streams: a line or two per row, rows far apart. Out of cache
 // each row waits for memory, so the row kSinglePanelFetchRows on is
@@ -72,11 +73,11 @@ constexpr int64_t kSinglePanelFetchRows = 16;
 template <typename T>
 void PackContiguousLanes(const T* src, int64_t depth_stride, int64_t lanes, int64_t depth,
                          int width, float* dst) {
-  const int64_t kRows = PackedRowsPerPiece(width);
+  const int64_t rows = PackedRowsPerPiece(width);  // per piece of each panel
   const int64_t panel_size = depth * width;
   const bool single_panel = lanes <= width;
-  for (int64_t k0 = 0; k0 < depth; k0 += kRows) {
-    const int64_t k1 = std::min(depth, k0 + kRows);
+  for (int64_t k0 = 0; k0 < depth; k0 += rows) {
+    const int64_t k1 = std::min(depth, k0 + rows);
     for (int64_t l0 = 0; l0 < lanes; l0 += width) {
       const int full = static_cast<int>(std::min<int64_t>(width, lanes - l0));
       float* out = dst + (l0 / width) * panel_size;
