@@ -23,9 +23,7 @@ thread_local int t_worker_index = -1;
 }  // namespace
 
 ComputeUnits::ComputeUnits(int count, std::chrono::nanoseconds spin, const std::string& name)
-    : spin_(spin),
-      mailboxes_(new Mailbox[static_cast<size_t>(std::max(1, count))]),
-      wakes_(new std::condition_variable[static_cast<size_t>(std::max(1, count))]) {
+    : spin_(spin), mailboxes_(new Mailbox[static_cast<size_t>(std::max(1, count))]) {
   workers_.reserve(static_cast<size_t>(std::max(1, count)));
   for (int i = 0; i < std::max(1, count); ++i) {
     workers_.emplace_back([this, i] { WorkerLoop(i); });
@@ -41,7 +39,7 @@ ComputeUnits::~ComputeUnits() {
     std::lock_guard<std::mutex> lock(park_mu_);
     stop_ = true;
   }
-  for (size_t w = 0; w < workers_.size(); ++w) wakes_[w].notify_one();
+  for (size_t w = 0; w < workers_.size(); ++w) mailboxes_[w].wake.notify_one();
   for (auto& w : workers_) w.join();
 }
 
@@ -83,7 +81,7 @@ void ComputeUnits::Submit(Task task) {
 
 void ComputeUnits::Wake(size_t w) {
   std::lock_guard<std::mutex> lock(park_mu_);  // not between its check and its wait
-  wakes_[w].notify_one();
+  mailboxes_[w].wake.notify_one();
 }
 
 bool ComputeUnits::TryPop(Mailbox& box, Task* task) {
@@ -124,7 +122,7 @@ void ComputeUnits::WorkerLoop(int index) {
     if (more) continue;
     std::unique_lock<std::mutex> lock(park_mu_);
     box.state.store(kParked, std::memory_order_seq_cst);
-    wakes_[static_cast<size_t>(index)].wait(lock, [this, &box] {
+    box.wake.wait(lock, [this, &box] {
       return stop_ || queued_.load(std::memory_order_seq_cst) > 0 ||
              IsOffer(box.job.load(std::memory_order_seq_cst));
     });

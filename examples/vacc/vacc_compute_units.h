@@ -103,6 +103,9 @@ class ComputeUnits {
     std::atomic<uintptr_t> job{0};
     std::atomic<int> part{0};
     std::atomic<State> state{kSpinning};  // a new worker looks for work first
+    // Where this worker parks (waited on under park_mu_). Its own, so an
+    // offer or a Submit wakes the worker it is for (see park_mu_).
+    std::condition_variable wake;
   };
   static constexpr uintptr_t kReserved = 2;  // a Step is 64-byte aligned
   static constexpr uintptr_t kTaken = 1;
@@ -113,7 +116,7 @@ class ComputeUnits {
   bool TryPop(Mailbox& box, Task* task);
   // Runs the step offered in `box`, if any; false if there was none.
   bool TakeStep(Mailbox& box);
-  // Wakes worker w if it waits on its condition variable (wakes_).
+  // Wakes worker w if it waits on its mailbox's condition variable.
   void Wake(size_t w);
   // Runs body over [0, n) cut into `chunks` ranges, taken dynamically.
   void RunChunks(size_t n, size_t chunks, size_t participants,
@@ -125,7 +128,7 @@ class ComputeUnits {
   std::atomic<size_t> queued_{0};   // queue_.size(), readable without the lock
   // Parking. A worker says so in its mailbox (kParked) and re-checks
   // queued_ and its mailbox under park_mu_ before it waits on its own
-  // condition variable (wakes_); Submit publishes queued_, and an offer its
+  // condition variable (Mailbox::wake); Submit publishes queued_, and an offer its
   // job, before reading the mailboxes' states (all sequentially
   // consistent), so a wake-up is never lost. The states are the only count
   // of spinning and parked workers: counters beside them were two more
@@ -137,7 +140,6 @@ class ComputeUnits {
   std::mutex park_mu_;
   bool stop_ = false;               // guarded by park_mu_
   std::unique_ptr<Mailbox[]> mailboxes_;  // one per worker
-  std::unique_ptr<std::condition_variable[]> wakes_;  // one per worker: where it parks
   WaitPoint step_left_;             // a worker left a step: its caller may be done
   std::vector<std::thread> workers_;
 };
