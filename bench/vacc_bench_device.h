@@ -24,24 +24,39 @@
 
 #include "kernels/vacc_simd.h"
 #include "vacc_compute_units.h"
+#include "vacc_config.h"
 #include "vacc_heap.h"
 #include "vacc_stream.h"
 
 namespace vacc_bench {
 
-// VACC_SIMD for the kernel benchmarks, which link the kernels and so never
-// run SE_InitPlugin (where the plugin reads it): VACC_SIMD=AVX2 times the
-// AVX2 kernels on an AVX-512 machine. Records the target the kernels run
-// with in the report's context (bench/run prints it). False, having said
-// why, for a value this build or CPU cannot take.
-inline bool SelectSimdFromEnvironment() {
-  const char* choice = std::getenv("VACC_SIMD");
+// How long the benchmarks' Device spins before it sleeps: VACC_SPIN_US,
+// once ConfigureFromEnvironment has read it, else the plugin's default.
+inline std::chrono::microseconds& DeviceSpin() {
+  static std::chrono::microseconds spin = vacc::Config().spin;
+  return spin;
+}
+
+// The plugin's settings that the kernel benchmarks honour, read as
+// SE_InitPlugin reads them (vacc::Config::FromEnvironment), since they link
+// the kernels and never run it: VACC_SIMD (VACC_SIMD=AVX2 times the AVX2
+// kernels on an AVX-512 machine) and VACC_SPIN_US (DeviceSpin). Records
+// both in the report's context (bench/run prints them). False, having said
+// why, for a value the plugin would reject or this build or CPU cannot take.
+inline bool ConfigureFromEnvironment() {
+  vacc::Config config;
   std::string error;
-  if (choice != nullptr && *choice != '\0' && !vacc::SelectSimd(choice, &error)) {
+  if (!vacc::Config::FromEnvironment(&config, &error)) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return false;
+  }
+  DeviceSpin() = config.spin;
+  if (!config.simd.empty() && !vacc::SelectSimd(config.simd, &error)) {
     std::fprintf(stderr, "VACC_SIMD: %s\n", error.c_str());
     return false;
   }
   benchmark::AddCustomContext("vacc_simd", vacc::SimdTargetName());
+  benchmark::AddCustomContext("vacc_spin_us", std::to_string(config.spin.count()));
   return true;
 }
 
@@ -53,8 +68,7 @@ inline bool SelectSimdFromEnvironment() {
 class Device {
  public:
   explicit Device(int units)
-      : units_(units, std::chrono::microseconds(50)),
-        stream_(std::make_shared<vacc::Stream>(&units_, std::chrono::microseconds(50))) {}
+      : units_(units, DeviceSpin()), stream_(std::make_shared<vacc::Stream>(&units_, DeviceSpin())) {}
   // Runs `work` as the kernel's Compute would, and waits for it.
   vacc::Status Run(const std::function<vacc::Status(vacc::ComputeUnits&)>& work) {
     return stream_->RunAndWait([this, &work] { return work(units_); });

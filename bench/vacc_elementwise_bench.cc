@@ -274,7 +274,7 @@ void Relu(benchmark::State& state, int threads, bool paired) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (!vacc_bench::SelectSimdFromEnvironment()) return 2;
+  if (!vacc_bench::ConfigureFromEnvironment()) return 2;
   // The anchors; bench/run pairs each vacc benchmark with the fastest of
   // its kind (plain, 256-bit streaming and, with AVX-512, 512-bit streaming
   // stores).

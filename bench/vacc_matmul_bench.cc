@@ -217,7 +217,7 @@ void Register() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (!vacc_bench::SelectSimdFromEnvironment()) return 2;
+  if (!vacc_bench::ConfigureFromEnvironment()) return 2;
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   Register();

@@ -250,7 +250,7 @@ void RunUpdate(benchmark::State& state, Update u, int threads, bool paired) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (!vacc_bench::SelectSimdFromEnvironment()) return 2;
+  if (!vacc_bench::ConfigureFromEnvironment()) return 2;
   const std::pair<Update, const char*> kUpdates[] = {{Update::kAdam, "ResourceApplyAdam"},
                                                      {Update::kSgd, "ResourceApplyGradientDescent"},
                                                      {Update::kMomentum, "ResourceApplyMomentum"},

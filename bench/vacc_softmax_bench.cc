@@ -74,7 +74,7 @@ void Softmax(benchmark::State& state, int threads) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (!vacc_bench::SelectSimdFromEnvironment()) return 2;
+  if (!vacc_bench::ConfigureFromEnvironment()) return 2;
   benchmark::RegisterBenchmark("anchor/eigen_softmax/4096x1000/t1", AnchorEigen, 1)->UseRealTime();
   benchmark::RegisterBenchmark("anchor/eigen_softmax/4096x1000/t2", AnchorEigen, 2)->UseRealTime();
   benchmark::RegisterBenchmark("Softmax/4096x1000/t1", Softmax, 1)->UseRealTime();

@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""The kernel benchmarks read the plugin's settings the way the plugin does
+(bench/vacc_bench_device.h, ConfigureFromEnvironment): VACC_SPIN_US and
+VACC_SIMD reach the benchmark's device and its report, and a value the
+plugin would reject stops the program naming the variable. Runs one short
+benchmark of the program given (argv[1]); no timing is checked."""
+
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+PROGRAM = None
+# A benchmark of a small tensor, quick to run.
+FILTER = "^BiasAdd/25088x64/t1/real_time$"
+
+
+def run(env_extra, *args):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VACC_")}
+    env.update(env_extra)
+    return subprocess.run([PROGRAM, *args], env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+def context(env_extra):
+    proc = run(env_extra, f"--benchmark_filter={FILTER}", "--benchmark_min_time=0.001",
+               "--benchmark_format=json")
+    if proc.returncode != 0:
+        raise AssertionError(f"{PROGRAM} exited {proc.returncode}: {proc.stderr}")
+    return json.loads(proc.stdout)["context"]
+
+
+class BenchSettings(unittest.TestCase):
+    def test_spin_defaults_to_the_plugins(self):
+        self.assertEqual(context({})["vacc_spin_us"], "50")
+
+    def test_spin_from_the_environment(self):
+        self.assertEqual(context({"VACC_SPIN_US": "7"})["vacc_spin_us"], "7")
+
+    def test_a_spin_the_plugin_rejects_stops_the_program(self):
+        proc = run({"VACC_SPIN_US": "soon"}, f"--benchmark_filter={FILTER}")
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("VACC_SPIN_US", proc.stderr)
+
+    def test_simd_reaches_the_report(self):
+        self.assertEqual(context({"VACC_SIMD": "scalar"})["vacc_simd"], "scalar")
+
+    def test_an_unknown_simd_stops_the_program(self):
+        proc = run({"VACC_SIMD": "NEON9"}, f"--benchmark_filter={FILTER}")
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("VACC_SIMD", proc.stderr)
+
+
+if __name__ == "__main__":
+    PROGRAM = sys.argv.pop(1)
+    unittest.main()
