@@ -68,7 +68,8 @@ inline bool ConfigureFromEnvironment() {
 class Device {
  public:
   explicit Device(int units)
-      : units_(units, DeviceSpin()), stream_(std::make_shared<vacc::Stream>(&units_, DeviceSpin())) {}
+      : units_(units, DeviceSpin()),
+        stream_(std::make_shared<vacc::Stream>(&units_, DeviceSpin())) {}
   // Runs `work` as the kernel's Compute would, and waits for it.
   vacc::Status Run(const std::function<vacc::Status(vacc::ComputeUnits&)>& work) {
     return stream_->RunAndWait([this, &work] { return work(units_); });

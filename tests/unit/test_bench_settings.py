@@ -39,18 +39,19 @@ class BenchSettings(unittest.TestCase):
     def test_spin_from_the_environment(self):
         self.assertEqual(context({"VACC_SPIN_US": "7"})["vacc_spin_us"], "7")
 
+    def assert_rejected(self, variable, value):
+        proc = run({variable: value}, f"--benchmark_filter={FILTER}")
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn(variable, proc.stderr)
+
     def test_a_spin_the_plugin_rejects_stops_the_program(self):
-        proc = run({"VACC_SPIN_US": "soon"}, f"--benchmark_filter={FILTER}")
-        self.assertEqual(proc.returncode, 2)
-        self.assertIn("VACC_SPIN_US", proc.stderr)
+        self.assert_rejected("VACC_SPIN_US", "soon")
 
     def test_simd_reaches_the_report(self):
         self.assertEqual(context({"VACC_SIMD": "scalar"})["vacc_simd"], "scalar")
 
     def test_an_unknown_simd_stops_the_program(self):
-        proc = run({"VACC_SIMD": "NEON9"}, f"--benchmark_filter={FILTER}")
-        self.assertEqual(proc.returncode, 2)
-        self.assertIn("VACC_SIMD", proc.stderr)
+        self.assert_rejected("VACC_SIMD", "NEON9")
 
 
 if __name__ == "__main__":
