@@ -65,19 +65,25 @@ HWY_INLINE V ApplyBinary(D d, V a, V b) {
   }
 }
 
+// out = a op b over n. both_stream: a and b are both read along with out
+// (not a row repeated across rows: a bias), and the vectors then go a line
+// per step (StoreVectors); a repeated row keeps pairs.
 template <BinaryOp kOp, int kMode, typename T>
 HWY_INLINE void BinaryBody(Operands form, const T* HWY_RESTRICT a, const T* HWY_RESTRICT b,
-                           T* out, size_t n) {
+                           T* out, size_t n, bool both_stream) {
   const BodyTag<T, kMode> d;
   constexpr bool kStream = kMode != kPlainStores;
   // A scalar operand is its value in every lane, so one loop serves all forms.
   const bool a_vec = form != Operands::kScalarVector, b_vec = form != Operands::kVectorScalar;
   const auto a_one = hn::Set(d, a[0]), b_one = hn::Set(d, b[0]);
+  const auto both = [&](size_t j) {
+    return ApplyBinary<kOp>(d, hn::LoadU(d, a + j), hn::LoadU(d, b + j));
+  };
   size_t i;
-  if (a_vec && b_vec) {
-    i = StoreVectors<kStream>(d, out, n, [&](size_t j) {
-      return ApplyBinary<kOp>(d, hn::LoadU(d, a + j), hn::LoadU(d, b + j));
-    });
+  if (a_vec && b_vec && both_stream) {
+    i = StoreVectors<kStream, StepVectors::kOneLine>(d, out, n, both);
+  } else if (a_vec && b_vec) {
+    i = StoreVectors<kStream>(d, out, n, both);
   } else if (b_vec) {
     i = StoreVectors<kStream>(
         d, out, n, [&](size_t j) { return ApplyBinary<kOp>(d, a_one, hn::LoadU(d, b + j)); });
@@ -135,9 +141,11 @@ HWY_NOINLINE void BinaryLoop(Operands form, const T* HWY_RESTRICT a, int64_t a_r
     if (a_row_step == 0 && b_row_step != 0) a = RepeatedRowAwayFrom(a, n, out);
     if (b_row_step == 0 && a_row_step != 0) b = RepeatedRowAwayFrom(b, n, out);
   }
+  const bool both_stream = rows == 1 || (a_row_step != 0 && b_row_step != 0);
   for (size_t r = 0; r < rows; ++r, a += a_row_step, b += b_row_step, out += n) {
-    WithStores(stores, out,
-               [&](auto stream) { BinaryBody<kOp, decltype(stream)::value>(form, a, b, out, n); });
+    WithStores(stores, out, [&](auto stream) {
+      BinaryBody<kOp, decltype(stream)::value>(form, a, b, out, n, both_stream);
+    });
   }
 }
 

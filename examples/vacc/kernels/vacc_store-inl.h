@@ -60,7 +60,13 @@ enum class StepVectors {
 // against the copy and add anchors, two runs each): Relu, one input
 // stream, ran 1-2% faster with a line per step (and 0.97x with pairs in
 // a loop of its own, 15.3-15.4 against 15.8-15.9 GB/s), AddV2 and
-// BiasAdd, two, 2-6% slower; so the caller says (kSteps).
+// BiasAdd, two, 2-6% slower; so the caller says (kSteps). Measured again
+// call by call in one process (64 Mi floats, medians of 40 pairs, five
+// runs): AddV2, both inputs streamed, ran a line per step 1.00-1.03x at
+// one unit (four of five runs 1.014-1.032x) and 0.99-1.04x at two, so its
+// loop takes a line per step (BinaryBody's both_stream); BiasAdd, whose
+// bias row comes from cache, 0.93-1.01x at one and 0.975-0.979x at two,
+// so a repeated row keeps pairs.
 template <bool kStream, StepVectors kSteps = StepVectors::kPairs, class D, typename T,
           class Vec>
 HWY_INLINE size_t StoreVectors(D d, T* out, size_t n, Vec&& vec) {
