@@ -51,7 +51,7 @@ inline bool ConfigureFromEnvironment() {
     return false;
   }
   DeviceSpin() = config.spin;
-  if (!config.simd.empty() && !vacc::SelectSimd(config.simd, &error)) {
+  if (!vacc::SelectSimd(config.simd, &error)) {
     std::fprintf(stderr, "VACC_SIMD: %s\n", error.c_str());
     return false;
   }

@@ -56,17 +56,17 @@ enum class StepVectors {
 // step, stored back to back: streamed, a pair of 256-bit vectors fills a
 // whole 64-byte line at once, and a 256 MiB Relu ran 5-8% faster on Zen3
 // than one vector per step. With 512-bit vectors a vector is a line, and
-// it depends on the op (Intel Xeon, one and two units, paired rounds
-// against the copy and add anchors, two runs each): Relu, one input
-// stream, ran 1-2% faster with a line per step (and 0.97x with pairs in
-// a loop of its own, 15.3-15.4 against 15.8-15.9 GB/s), AddV2 and
-// BiasAdd, two, 2-6% slower; so the caller says (kSteps). Measured again
-// call by call in one process (64 Mi floats, medians of 40 pairs, five
-// runs): AddV2, both inputs streamed, ran a line per step 1.00-1.03x at
-// one unit (four of five runs 1.014-1.032x) and 0.99-1.04x at two, so its
-// loop takes a line per step (BinaryBody's both_stream); BiasAdd, whose
-// bias row comes from cache, 0.93-1.01x at one and 0.975-0.979x at two,
-// so a repeated row keeps pairs.
+// it depends on the operands, so the caller says (kSteps). Intel Xeon,
+// streamed stores, a line per step against pairs: Relu (one input
+// stream; paired rounds against the copy anchors) 1.01-1.02x, and 0.97x
+// with pairs in a loop of its own (15.3-15.4 against 15.8-15.9 GB/s);
+// AddV2 of two tensors (both inputs streamed; call by call in one
+// process, 64 Mi floats, medians of 40 pairs, five runs) 1.00-1.03x at
+// one unit (four runs of five 1.014-1.032x) and 0.99-1.04x at two, where
+// paired rounds of an earlier build had read 2-6% slower; BiasAdd (its
+// bias row from cache) 0.93-1.01x and 0.975-0.979x. So the unary bodies
+// and BinaryBody with both inputs streamed take a line, a repeated row
+// keeps pairs.
 template <bool kStream, StepVectors kSteps = StepVectors::kPairs, class D, typename T,
           class Vec>
 HWY_INLINE size_t StoreVectors(D d, T* out, size_t n, Vec&& vec) {

@@ -41,10 +41,11 @@ void CopyRun<float>(const float* in, int n, float* out) {
 // along the lanes): a few source rows at a time, each panel's piece of them
 // in turn. Walking a panel down all the rows strides a whole row per value
 // (a page apart when N = 1024), which hardware prefetchers do not follow;
-// a whole row at a time scatters single lines across every panel. Four rows
-// keeps four sequential read streams and writes four consecutive lines per
-// panel. Packing a 2048 x 2048 B on Zen3 (thread CPU time, best of 20):
-// 1.6 ms, against 2.3 ms a row at a time and 3.3 ms a panel at a time.
+// a whole row at a time scatters single lines across every panel. A few
+// rows keep as many sequential read streams and write consecutive lines
+// to each panel. Packing a 2048 x 2048 B on Zen3 with four rows (thread
+// CPU time, best of 20): 1.6 ms, against 2.3 ms a row at a time and
+// 3.3 ms a panel at a time.
 // Full-line panels (16 and 32 floats: AVX2, AVX-512) take as many rows as
 // write 1 KiB per panel (PackedRowsPerPiece): 16 rows of 16 floats, 8 of
 // 32. On an Intel Xeon (one unit, the variants alternating, medians of 300)
