@@ -464,13 +464,14 @@ TEST_F(GemmTest, PackedDriverColumnSlicesOnTwoAndThreeUnits) {
 // streamed past each chunk), none is shorter than kSharedBChunkRows or
 // kOwnStreamedBChunkRows; otherwise each unit has kChunksPerParticipant,
 // or more where those would be longer than kPackedARows (1024 rows of 6,
-// 2000 of 8).
+// 2000 of 8), or than kPackedAMinTiles tiles where those are more (MR 12).
 // The units have equal shares: a whole number of chunks each, also where
 // the shortest chunk allowed sets the count (1000 rows, own large B: 125
 // micro-panels of 8 rows in chunks of at least 8, at most 15 of them: 14).
 TEST(RowChunks, LongWhenBStreamsFromL3ShortOtherwise) {
   enum class B { kOwnSmall, kOwnLarge, kShared };
-  for (int64_t mr : {6, 8}) {
+  for (int64_t mr : {6, 8, 12}) {
+    const int64_t budget = std::max(gemm::kPackedARows, gemm::kPackedAMinTiles * mr);
     for (int64_t m : {200, 256, 1000, 1024, 2000}) {
       for (B b : {B::kOwnSmall, B::kOwnLarge, B::kShared}) {
         const int64_t b_floats =
@@ -497,15 +498,15 @@ TEST(RowChunks, LongWhenBStreamsFromL3ShortOtherwise) {
         EXPECT_EQ(next, m) << what;
         if (b == B::kOwnSmall) {
           // Checked as properties, not by the rule's own arithmetic: no
-          // chunk over kPackedARows, at least kChunksPerParticipant per
+          // chunk over the budget, at least kChunksPerParticipant per
           // unit, and more only where one chunk fewer per unit would not
-          // hold M in chunks of kPackedARows (whole micro-panels).
+          // hold M in chunks of the budget (whole micro-panels).
           for (int64_t c = 0; c < chunks.count; ++c) {
-            EXPECT_LE(chunks.Rows(c), gemm::kPackedARows) << what << ", chunk " << c;
+            EXPECT_LE(chunks.Rows(c), budget) << what << ", chunk " << c;
           }
           EXPECT_GE(chunks.count, 2 * gemm::kChunksPerParticipant) << what;
           if (chunks.count > 2 * gemm::kChunksPerParticipant) {
-            const int64_t longest_allowed = gemm::kPackedARows / mr * mr;
+            const int64_t longest_allowed = budget / mr * mr;
             EXPECT_LT((chunks.count - 2) * longest_allowed, m)
                 << what << ": more chunks than needed";
           }
@@ -523,7 +524,7 @@ TEST(RowChunks, LongWhenBStreamsFromL3ShortOtherwise) {
 // row per kFetchKSteps k steps per tile), not CopyingChunkRows' formula;
 // and every unit still gets a chunk where M is too short for that.
 TEST(RowChunks, LongEnoughToCopyTheNextPanel) {
-  for (int64_t mr : {6, 8}) {
+  for (int64_t mr : {6, 8, 12}) {
     for (int64_t kc : {4, 5, 100, 256, 512}) {
       for (int parts : {2, 3}) {
         for (int64_t m : {16, 48, 200, 256, 1000}) {
@@ -562,11 +563,13 @@ TEST(RowChunks, LongEnoughToCopyTheNextPanel) {
 
 // On one unit a chunk is the packed A block that stays in L2 while the B
 // panels pass, beside the packed B block: at most kPackedARows rows at
-// every depth where that block stays in L2 too. Where it streams from L3
+// every depth where that block stays in L2 too, or kPackedAMinTiles tiles
+// where those are more (MR 12: 96 rows). Where it streams from L3
 // (over kUnitL2PackedBFloats) the shortest chunk allowed,
 // kOwnStreamedBChunkRows, wins, and chunks stay under twice that.
 TEST(RowChunks, OneUnitsABlockFitsItsBudget) {
-  for (int64_t mr : {6, 8}) {
+  for (int64_t mr : {6, 8, 12}) {
+    const int64_t budget = std::max(gemm::kPackedARows, gemm::kPackedAMinTiles * mr);
     const int64_t shortest_streamed = gemm::CeilDiv(gemm::kOwnStreamedBChunkRows, mr) * mr;
     for (int64_t m : {200, 1000, 2048}) {
       for (int64_t b_floats : {gemm::kUnitL2PackedBFloats, gemm::kUnitL2PackedBFloats * 8}) {
@@ -580,7 +583,7 @@ TEST(RowChunks, OneUnitsABlockFitsItsBudget) {
             EXPECT_GE(chunks.Rows(c), shortest_streamed) << what << ", chunk " << c;
             EXPECT_LT(chunks.Rows(c), 2 * shortest_streamed) << what << ", chunk " << c;
           } else {
-            EXPECT_LE(chunks.Rows(c), gemm::kPackedARows) << what << ", chunk " << c;
+            EXPECT_LE(chunks.Rows(c), budget) << what << ", chunk " << c;
           }
           rows += chunks.Rows(c);
         }
@@ -589,6 +592,7 @@ TEST(RowChunks, OneUnitsABlockFitsItsBudget) {
     }
   }
   EXPECT_EQ(gemm::PackedDriverChunks(2048, 8, 1, 0, false).largest, gemm::kPackedARows);
+  EXPECT_EQ(gemm::PackedDriverChunks(2048, 12, 1, 0, false).largest, 96);
   EXPECT_EQ(gemm::PackedDriverChunks(200, 8, 1, gemm::kUnitL2PackedBFloats + 1, false).largest, 72);
 }
 
@@ -677,16 +681,17 @@ TEST_F(GemmTest, NarrowBColsFollowPanelPairs) {
   }
 }
 
-// Every target's micro-kernel reports a tile of MR x (2 vectors): MR 8
-// with AVX-512's 32 registers, else 6.
+// Every target's micro-kernel reports a tile of MR x (2 vectors): MR 12
+// with AVX-512's 32 registers, else 6; the row kernels' tallest tile is 8
+// there (their pointers and fetches are per row), else 6.
 TEST_F(GemmTest, MicroKernelShapePerTarget) {
   for (const std::string& target : AvailableSimdTargets()) {
     Select(target);
     const std::string name = gemm::MicroKernelName();
     EXPECT_EQ(name.rfind(target == "HWY_SCALAR" ? "SCALAR" : target, 0), 0u) << name;
     const bool avx512 = target.rfind("AVX3", 0) == 0;
-    EXPECT_NE(name.find(avx512 ? " 8x" : " 6x"), std::string::npos) << name;
-    EXPECT_EQ(gemm::CurrentMicroKernel().mr, avx512 ? 8 : 6) << name;
+    EXPECT_NE(name.find(avx512 ? " 12x" : " 6x"), std::string::npos) << name;
+    EXPECT_EQ(gemm::CurrentMicroKernel().mr, avx512 ? 12 : 6) << name;
     // The half-width kernels (a narrow B): half the panel, down to one lane.
     const int full = gemm::CurrentMicroKernel().nr;
     EXPECT_EQ(gemm::CurrentMicroKernel(true).nr, full >= 4 ? full / 2 : full) << target;
@@ -696,7 +701,7 @@ TEST_F(GemmTest, MicroKernelShapePerTarget) {
     // panels on AVX-512 up to 6 rows (29 of its 32 registers).
     for (const bool half : {false, true}) {
       const gemm::RowsKernel rk = gemm::CurrentRowsKernel(half);
-      EXPECT_EQ(rk.max_rows, gemm::CurrentMicroKernel().mr) << target;
+      EXPECT_EQ(rk.max_rows, avx512 ? 8 : 6) << target;
       EXPECT_EQ(rk.pair_max_rows, avx512 ? 6 : 0) << target;
       for (int r = 1; r <= gemm::RowsKernel::kMaxRows; ++r) {
         const bool has = r <= rk.max_rows, has_pair = r <= rk.pair_max_rows;
@@ -814,8 +819,8 @@ TEST_F(GemmTest, InterleaveRowsWidensBFloat16EveryWidth) {
 // the value that differs.) Rows past m are unspecified by contract and not
 // compared.
 TEST_F(GemmTest, PackingAKernelPacksAsMatrixAPack) {
-  // Room for the tallest tile (MR 8 on AVX-512) below kRow0, plus a row.
-  constexpr int64_t kRowsA = 11, kColsA = 40, kRow0 = 2, kCol0 = 3;
+  // Room for the tallest tile (MR 12 on AVX-512) below kRow0, plus a row.
+  constexpr int64_t kRowsA = 15, kColsA = 40, kRow0 = 2, kCol0 = 3;
   std::vector<float> a(static_cast<size_t>(kRowsA * kColsA));
   for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i) + 0.5f;
   auto check = [&](const gemm::MicroKernel& uk, const std::string& set) {

@@ -6,7 +6,8 @@
 // broadcast A value = 15 registers, 12 independent FMA chains in flight
 // (2 FMA pipes x 4 cycles latency on Zen3 need at least 8). On AVX2 that is
 // 6x16 floats, per k: 2 loads of B, 6 broadcasts of A, 12 FMAs. AVX-512
-// has 32 registers, and MR is 8 (kTileRows): 8x32 floats.
+// has 32 registers, and MR is 12 (kPackedTileRows): 12x32 floats, 24
+// accumulators, per k 2 loads of B and 12 broadcasts for 24 FMAs.
 // TODO(vendor): a device's matrix unit takes this tile (or a bigger one).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/gemm/vacc_gemm_microkernel.cc"
@@ -27,8 +28,9 @@ namespace gemm {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Rows of the tile (MR, kTileRows in vacc_gemm_tags-inl.h): 6 with 16
-// vector registers, 8 with AVX-512's 32. On an Intel Xeon (Emerald Rapids
+// Rows of the tile (MR, kPackedTileRows in vacc_gemm_tags-inl.h): 6 with
+// 16 vector registers, 12 with AVX-512's 32 (8 until the Ice Lake figures
+// below). On an Intel Xeon (Emerald Rapids
 // class: two 512-bit FMA pipes, 48 KiB L1d, 2 MiB L2), alternating 8 and 6
 // rows in one process (medians of 15 pairs, one unit): 1024^3 1.10x,
 // 256 x 1024 x 1024 1.10x, 512^3 and 256^3 1.08x, 2048^3 1.05x,
@@ -58,9 +60,28 @@ namespace hn = hwy::HWY_NAMESPACE;
 // 4-row tile and kc = 1024 streams a 256 KiB B panel from L2 (0.94x).
 // Whole calls, alternating call by call in one process, one unit: 256^3
 // 0.995x, 512^3 1.00x, 256 x 1024 x 1024 1.00x, 1024^3 and 2048^3 0.97x.
-// So the tile stays 8 x 32.
-constexpr int kMaxMR = 8;
-static_assert(kTileRows <= kMaxMR, "the kernel names accumulators for 8 rows");
+// So the tile stayed 8 x 32 there.
+// On an Intel Xeon of the Ice Lake server class (model 106: two 512-bit
+// FMA pipes, 48 KiB L1d, 1.25 MiB L2) a k step's loads cost more. Bare
+// tiles over hot prepacked panels (intrinsics; medians of 15 rounds, each
+// beside an FMA-only loop, as fractions of its rate), kc = 256 / 1024:
+// 8 x 32 0.81 / 0.63, 12 x 32 0.86 / 0.69, 14 x 32 0.87 / 0.71, 8 x 48
+// 0.94 / 0.76, 6 x 64 0.94 / 0.78: the fewer loads per FMA (10 per 16 at
+// 8 x 32, 14 per 24 at 12 x 32, 10 per 24 at 6 x 64), the faster. 12 rows
+// keep NR = 32, so B's packed panels, the copies and fetch walks of
+// vacc_gemm.cc and every driver stay as they are (8 x 48 and 6 x 64 would
+// not). This kernel with 12 rows against 8, whole calls alternating call
+// by call in one process (operands hot, medians of 30 rounds; M x K x N),
+// one unit: 256^3 1.027x, 512^3 1.056x, 1024^3 1.055x, 256 x 1024 x 1024
+// 1.036x, 2048^3 1.062x, 256 x 784 x 512 1.047x, 300 x 500 x 700 1.029x,
+// 1024 x 256 x 512 0.990x; two units: 256^3 1.025x, 512^3 1.089x, 1024^3
+// 1.048x, 256 x 1024 x 1024 1.003x, 2048^3 1.059x (with chunks of eight
+// tiles: kPackedAMinTiles, vacc_gemm_blocking.h). On the Emerald Rapids
+// Xeon 12 rows ran within 2% of 8 in the bare loop; whole calls were not
+// measured there, nor on AMD Zen4. The row kernels keep 8 rows
+// (kTileRows): they hold a pointer per row of A in place.
+constexpr int kMaxMR = 12;
+static_assert(kPackedTileRows <= kMaxMR, "the kernel names accumulators for 12 rows");
 // How far ahead of the row it packs KernelPackingF32 fetches B's rows.
 constexpr int64_t kPrefetchRows = 16;
 // How far ahead of the row it copies the plain kernel fetches B's rows
@@ -157,8 +178,9 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   int64_t group_step = 4;
   // Row r of an A in place (unused otherwise).
   const float *a0 = a, *a1 = a, *a2 = a, *a3 = a, *a4 = a, *a5 = a, *a6 = a, *a7 = a;
+  const float *a8 = a, *a9 = a, *a10 = a, *a11 = a;
   if (kInPlace) {
-    const float** rows[kMaxMR] = {&a0, &a1, &a2, &a3, &a4, &a5, &a6, &a7};
+    const float** rows[kMaxMR] = {&a0, &a1, &a2, &a3, &a4, &a5, &a6, &a7, &a8, &a9, &a10, &a11};
     for (int r = 1; r < kMR; ++r) *rows[r] = a + (r < m ? r : m - 1) * row_step;
   }
   // C's rows are far apart (ldc) and usually not in L1/L2 when the tile is
@@ -187,6 +209,8 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   auto c20 = hn::Zero(d), c21 = hn::Zero(d), c30 = hn::Zero(d), c31 = hn::Zero(d);
   auto c40 = hn::Zero(d), c41 = hn::Zero(d), c50 = hn::Zero(d), c51 = hn::Zero(d);
   auto c60 = hn::Zero(d), c61 = hn::Zero(d), c70 = hn::Zero(d), c71 = hn::Zero(d);
+  auto c80 = hn::Zero(d), c81 = hn::Zero(d), c90 = hn::Zero(d), c91 = hn::Zero(d);
+  auto c100 = hn::Zero(d), c101 = hn::Zero(d), c110 = hn::Zero(d), c111 = hn::Zero(d);
   // One k step: a row of B (2 vectors) times each of the MR A values. When
   // packing, B's row is stored to the panel too, and the row kPrefetchRows
   // ahead is fetched: B's rows are far apart, its lines come from L3.
@@ -205,6 +229,10 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
     VACC_GEMM_ROW(4, K, COPY, c40, c41) VACC_GEMM_ROW(5, K, COPY, c50, c51)      \
     if (kMR > 6) {                                                               \
       VACC_GEMM_ROW(6, K, COPY, c60, c61) VACC_GEMM_ROW(7, K, COPY, c70, c71)    \
+    }                                                                            \
+    if (kMR > 8) {                                                               \
+      VACC_GEMM_ROW(8, K, COPY, c80, c81) VACC_GEMM_ROW(9, K, COPY, c90, c91)    \
+      VACC_GEMM_ROW(10, K, COPY, c100, c101) VACC_GEMM_ROW(11, K, COPY, c110, c111) \
     }                                                                            \
   }
   // Row R's part of a k step: its A value broadcast, times B's row. An A
@@ -277,7 +305,15 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   // tile's rows alone 1.002 / 0.957, none 0.946 / 0.897. Judge fetches on
   // a GEMM that streams A, not on one tile.
 #define VACC_GEMM_ADVANCE(S)                                                     \
-  if (kA == kRows && k % 4 == 0) {                                               \
+  if (kA == kRows && k % 4 == 0 && kMR > 8) {                                   \
+    const float* fetch_row = a0 + (3 * (k / 4 % 4)) * row_step + kAheadA;        \
+    hwy::Prefetch(fetch_row);                                                    \
+    hwy::Prefetch(fetch_row + row_step);                                         \
+    hwy::Prefetch(fetch_row + 2 * row_step);                                     \
+    hwy::Prefetch(fetch_row + kMR * row_step);                                   \
+    hwy::Prefetch(fetch_row + (kMR + 1) * row_step);                             \
+    hwy::Prefetch(fetch_row + (kMR + 2) * row_step);                             \
+  } else if (kA == kRows && k % 4 == 0) {                                        \
     const float* fetch_row = a0 + (2 * (k / 4 % 4)) * row_step + kAheadA;        \
     hwy::Prefetch(fetch_row);                                                    \
     hwy::Prefetch(fetch_row + row_step);                                         \
@@ -286,13 +322,15 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   } else if (kA == kColumns) {                                                   \
     for (int s = 0; s < (S); ++s) {                                              \
       hwy::Prefetch(a0 + (kAheadColumns + s) * k_step);                          \
-      hwy::Prefetch((kMR > 6 ? a7 : a5) + (kAheadColumns + s) * k_step);        \
+      hwy::Prefetch((kMR > 8 ? a11 : kMR > 6 ? a7 : a5) + (kAheadColumns + s) * k_step); \
     }                                                                            \
   }                                                                              \
   if (kInPlace) {                                                                \
     a0 += (S) * k_step; a1 += (S) * k_step; a2 += (S) * k_step;                 \
     a3 += (S) * k_step; a4 += (S) * k_step; a5 += (S) * k_step;                 \
     a6 += (S) * k_step; a7 += (S) * k_step;                                     \
+    a8 += (S) * k_step; a9 += (S) * k_step; a10 += (S) * k_step;                \
+    a11 += (S) * k_step;                                                         \
     a_packed += kGroups && (S) == 1 ? 1 : (S) * kMR;                             \
   } else {                                                                       \
     a += kGroups && (S) == 1 ? 1 : (S) * kMR;                                    \
@@ -322,6 +360,12 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
     if (kMR > 6) {                                                               \
       std::memcpy(a_packed + 6 * 4 + (G) * 4 * kMR, a6 + 4 * (G), 4 * sizeof(float)); \
       std::memcpy(a_packed + 7 * 4 + (G) * 4 * kMR, a7 + 4 * (G), 4 * sizeof(float)); \
+    }                                                                            \
+    if (kMR > 8) {                                                               \
+      std::memcpy(a_packed + 8 * 4 + (G) * 4 * kMR, a8 + 4 * (G), 4 * sizeof(float)); \
+      std::memcpy(a_packed + 9 * 4 + (G) * 4 * kMR, a9 + 4 * (G), 4 * sizeof(float)); \
+      std::memcpy(a_packed + 10 * 4 + (G) * 4 * kMR, a10 + 4 * (G), 4 * sizeof(float)); \
+      std::memcpy(a_packed + 11 * 4 + (G) * 4 * kMR, a11 + 4 * (G), 4 * sizeof(float)); \
     }                                                                            \
   }
     if (kGroupsAhead) {
@@ -380,7 +424,10 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
 #define VACC_GEMM_STORE_ALL(STORE)                                               \
   STORE(0, c00, c01) STORE(1, c10, c11) STORE(2, c20, c21)                       \
   STORE(3, c30, c31) STORE(4, c40, c41) STORE(5, c50, c51)                       \
-  if (kMR > 6) { STORE(6, c60, c61) STORE(7, c70, c71) }
+  if (kMR > 6) { STORE(6, c60, c61) STORE(7, c70, c71) }                       \
+  if (kMR > 8) {                                                               \
+    STORE(8, c80, c81) STORE(9, c90, c91) STORE(10, c100, c101) STORE(11, c110, c111) \
+  }
 #define VACC_GEMM_ADD_TO_C(R, V0, V1)                                            \
   {                                                                              \
     float* row = c + (R) * ldc;                                                  \
@@ -482,9 +529,9 @@ MicroKernel MakeMicroKernel(bool fetch_to_l1) {
 
 template <class D>
 MicroKernel MakeMicroKernelFor(APanels layout, bool fetch_to_l1) {
-  return layout == APanels::kGroups ? MakeMicroKernel<D, kTileRows, APanels::kGroups>(fetch_to_l1)
-                                    : MakeMicroKernel<D, kTileRows, APanels::kInterleaved>(
-                                          fetch_to_l1);
+  return layout == APanels::kGroups
+             ? MakeMicroKernel<D, kPackedTileRows, APanels::kGroups>(fetch_to_l1)
+             : MakeMicroKernel<D, kPackedTileRows, APanels::kInterleaved>(fetch_to_l1);
 }
 
 MicroKernel GetMicroKernel(bool half_width, APanels layout, bool fetch_to_l1) {

@@ -147,8 +147,8 @@ struct RowsKernel {
     return most;
   }
   int TileRows(int64_t left) const { return TileRowsUpTo(max_rows, left); }
-  // This target's tallest tile, as the packed kernel's MR: 6 rows with 16
-  // vector registers, 8 with AVX-512's 32.
+  // This target's tallest tile: 6 rows with 16 vector registers, 8 with
+  // AVX-512's 32 (whose packed kernel takes 12: MicroKernel::mr).
   int max_rows = 0;
   // The tallest tile of run_b_in_place_pair (0 where there is none).
   int pair_max_rows = 0;

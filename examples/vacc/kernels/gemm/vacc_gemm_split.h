@@ -221,7 +221,7 @@ inline RowChunks PackedDriverChunks(int64_t m, int64_t mr, int parts, int64_t b_
       CeilDiv(m, mr) >= parts * (copying_rows / mr)) {
     min_rows = std::max(min_rows, copying_rows);
   }
-  const int64_t max_rows = b_shared ? kMC : kPackedARows;
+  const int64_t max_rows = b_shared ? kMC : std::max(kPackedARows, kPackedAMinTiles * mr);
   return RowChunks(m, mr, max_rows, min_rows, parts, kChunksPerParticipant);
 }
 

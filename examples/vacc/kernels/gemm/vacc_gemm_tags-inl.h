@@ -23,15 +23,22 @@ using FullTag = hwy::HWY_NAMESPACE::ScalableTag<float>;
 // At least one lane: the scalar target's half is its whole.
 using HalfTag = hwy::HWY_NAMESPACE::CappedTag<float, (HWY_LANES(float) > 1 ? HWY_LANES(float) / 2 : 1)>;
 
-// Rows of a tile of C (the packed kernel's MR, the row kernels' tallest
-// tile): 2 accumulators per row + 2 B vectors + 1 broadcast A value must
-// fit the registers. 6 rows fill 15 of AVX2's and SSE4's 16; AVX-512 has
-// 32 and takes 8 rows, 16 accumulators (measured: vacc_gemm_microkernel.cc).
-// Highway numbers better x86 targets lower.
+// Rows of a tile of C (the row kernels' tallest tile, and the packed
+// kernel's MR but on AVX-512): 2 accumulators per row + 2 B vectors + 1
+// broadcast A value must fit the registers. 6 rows fill 15 of AVX2's and
+// SSE4's 16; AVX-512 has 32 and takes 8 rows, 16 accumulators, in the row
+// kernels. Highway numbers better x86 targets lower.
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
 constexpr int kTileRows = 8;
 #else
 constexpr int kTileRows = 6;
+#endif
+// The packed kernel's MR: on AVX-512 12 rows, 24 accumulators + 2 B
+// vectors + 1 broadcast (measured: vacc_gemm_microkernel.cc).
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+constexpr int kPackedTileRows = 12;
+#else
+constexpr int kPackedTileRows = kTileRows;
 #endif
 
 // Keeps v in its register until here: for a broadcast A value, after both
