@@ -280,15 +280,17 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   // waits for them. With it, 512^3 on Zen4 ran 1.01-1.015x (interleaved,
   // medians of 15): as fast as when the tiles skip A's memory altogether.
   // A row's line holds 16 k steps, so each row is fetched once per 16: at
-  // each k that is a multiple of 4, two rows, in turn (at k = 0, 16, ...
-  // rows 0 and 1; at 4, 20, ... rows 2 and 3). Fetching every row every
+  // each k that is a multiple of 4, a quarter of the tile's rows, rounded
+  // up (kFetchTurnRows: 2 of 8, 3 of 12, 2 of 6), in turn (8 rows: at k =
+  // 0, 16, ... rows 0 and 1; at 4, 20, ... rows 2 and 3). Fetching every row every
   // four steps asked for each line four times, load slots this tile also
   // needs to copy A. On an Intel Xeon (Emerald Rapids class, one unit,
   // alternating in one process in random order, against an identical
   // control): a chunk's A-packing tiles 1.01-1.02x; whole GEMMs 256^3
   // 1.01x (medians of 3576 calls), 512^3 1.015x, 256 x 784 x 512 1.007x.
   // All eight rows at once every 16 steps gained less (0.99-1.01x).
-  // The pair is found by arithmetic, rows 2 * (k / 4 % 4) on from row 0,
+  // A turn's rows are found by arithmetic, kFetchTurnRows * (k / 4 % 4)
+  // on from row 0,
   // not by a switch on k (compares and branches every four steps), which
   // ran slower (Zen3, A in L1, the builds alternating, medians of 9 runs:
   // 0.62 of the plain kernel with the switch, 0.73 without, 0.79 with no
@@ -304,21 +306,19 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   // t1 / t2, with the switch) all of them ran 1.007 / 0.977, the next
   // tile's rows alone 1.002 / 0.957, none 0.946 / 0.897. Judge fetches on
   // a GEMM that streams A, not on one tile.
+  // Written out, not a loop: GCC 12 kept a 3-step loop, a branch, in the
+  // k loop.
+  constexpr int kFetchTurnRows = (kMR + 3) / 4;
+  static_assert(kFetchTurnRows == 2 || kFetchTurnRows == 3, "a turn fetches 2 or 3 rows");
 #define VACC_GEMM_ADVANCE(S)                                                     \
-  if (kA == kRows && k % 4 == 0 && kMR > 8) {                                   \
-    const float* fetch_row = a0 + (3 * (k / 4 % 4)) * row_step + kAheadA;        \
+  if (kA == kRows && k % 4 == 0) {                                               \
+    const float* fetch_row = a0 + (kFetchTurnRows * (k / 4 % 4)) * row_step + kAheadA; \
     hwy::Prefetch(fetch_row);                                                    \
     hwy::Prefetch(fetch_row + row_step);                                         \
-    hwy::Prefetch(fetch_row + 2 * row_step);                                     \
+    if (kFetchTurnRows == 3) hwy::Prefetch(fetch_row + 2 * row_step);            \
     hwy::Prefetch(fetch_row + kMR * row_step);                                   \
     hwy::Prefetch(fetch_row + (kMR + 1) * row_step);                             \
-    hwy::Prefetch(fetch_row + (kMR + 2) * row_step);                             \
-  } else if (kA == kRows && k % 4 == 0) {                                        \
-    const float* fetch_row = a0 + (2 * (k / 4 % 4)) * row_step + kAheadA;        \
-    hwy::Prefetch(fetch_row);                                                    \
-    hwy::Prefetch(fetch_row + row_step);                                         \
-    hwy::Prefetch(fetch_row + kMR * row_step);                                   \
-    hwy::Prefetch(fetch_row + (kMR + 1) * row_step);                             \
+    if (kFetchTurnRows == 3) hwy::Prefetch(fetch_row + (kMR + 2) * row_step);    \
   } else if (kA == kColumns) {                                                   \
     for (int s = 0; s < (S); ++s) {                                              \
       hwy::Prefetch(a0 + (kAheadColumns + s) * k_step);                          \
