@@ -65,14 +65,15 @@ HWY_INLINE V ApplyBinary(D d, V a, V b) {
   }
 }
 
-// out = a op b over n. both_stream: a and b are both read along with out
-// (not a row repeated across rows: a bias); streamed, the vectors then go
-// a line per step (StoreVectors). A repeated row keeps pairs, and so do
-// cached stores (AddV2 of 64 Ki-1 Mi floats, Intel Xeon, call by call:
-// a line per step 0.991-1.007x, most just under 1).
+// out = a op b over n. a_streams, b_streams: that operand is read along
+// with out, so a streamed loop fetches it ahead (StreamedInputs); a row
+// repeated across rows (a bias) is not. Streamed, two vector operands go a
+// line per step (StoreVectors), repeated row or not; cached stores keep
+// pairs (AddV2 of 64 Ki-1 Mi floats, Intel Xeon, call by call: a line
+// per step 0.991-1.007x, most just under 1).
 template <BinaryOp kOp, int kMode, typename T>
 HWY_INLINE void BinaryBody(Operands form, const T* HWY_RESTRICT a, const T* HWY_RESTRICT b,
-                           T* out, size_t n, bool both_stream) {
+                           T* out, size_t n, bool a_streams, bool b_streams) {
   const BodyTag<T, kMode> d;
   constexpr bool kStream = kMode != kPlainStores;
   // A scalar operand is its value in every lane, so one loop serves all forms.
@@ -81,17 +82,18 @@ HWY_INLINE void BinaryBody(Operands form, const T* HWY_RESTRICT a, const T* HWY_
   const auto both = [&](size_t j) {
     return ApplyBinary<kOp>(d, hn::LoadU(d, a + j), hn::LoadU(d, b + j));
   };
+  const StreamedInputs<T> in{a_vec && a_streams ? a : nullptr, b_vec && b_streams ? b : nullptr};
   size_t i;
-  if (a_vec && b_vec && kStream && both_stream) {
-    i = StoreVectors<kStream, StepVectors::kOneLine>(d, out, n, both);
+  if (a_vec && b_vec && kStream) {
+    i = StoreVectors<kStream, StepVectors::kOneLine>(d, out, n, in, both);
   } else if (a_vec && b_vec) {
-    i = StoreVectors<kStream>(d, out, n, both);
+    i = StoreVectors<kStream>(d, out, n, in, both);
   } else if (b_vec) {
     i = StoreVectors<kStream>(
-        d, out, n, [&](size_t j) { return ApplyBinary<kOp>(d, a_one, hn::LoadU(d, b + j)); });
+        d, out, n, in, [&](size_t j) { return ApplyBinary<kOp>(d, a_one, hn::LoadU(d, b + j)); });
   } else {
     i = StoreVectors<kStream>(
-        d, out, n, [&](size_t j) { return ApplyBinary<kOp>(d, hn::LoadU(d, a + j), b_one); });
+        d, out, n, in, [&](size_t j) { return ApplyBinary<kOp>(d, hn::LoadU(d, a + j), b_one); });
   }
   if (i < n) {  // the tail through full vectors: the same arithmetic
     constexpr size_t kMax = HWY_MAX_BYTES / sizeof(T);
@@ -143,10 +145,10 @@ HWY_NOINLINE void BinaryLoop(Operands form, const T* HWY_RESTRICT a, int64_t a_r
     if (a_row_step == 0 && b_row_step != 0) a = RepeatedRowAwayFrom(a, n, out);
     if (b_row_step == 0 && a_row_step != 0) b = RepeatedRowAwayFrom(b, n, out);
   }
-  const bool both_stream = rows == 1 || (a_row_step != 0 && b_row_step != 0);
+  const bool a_streams = rows == 1 || a_row_step != 0, b_streams = rows == 1 || b_row_step != 0;
   for (size_t r = 0; r < rows; ++r, a += a_row_step, b += b_row_step, out += n) {
     WithStores(stores, out, [&](auto stream) {
-      BinaryBody<kOp, decltype(stream)::value>(form, a, b, out, n, both_stream);
+      BinaryBody<kOp, decltype(stream)::value>(form, a, b, out, n, a_streams, b_streams);
     });
   }
 }

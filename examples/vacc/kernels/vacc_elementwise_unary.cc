@@ -95,9 +95,10 @@ template <UnaryOp kOp, int kMode, typename T>
 HWY_INLINE void UnaryBody(const T* HWY_RESTRICT x, T* HWY_RESTRICT y, size_t n) {
   const BodyTag<T, kMode> d;
   constexpr bool kStream = kMode != kPlainStores;
-  // A line per step (StoreVectors): one input stream.
+  // A line per step (StoreVectors): one input stream, fetched ahead.
   const size_t i = StoreVectors<kStream, StepVectors::kOneLine>(
-      d, y, n, [&](size_t j) { return ApplyUnary<kOp>(d, hn::LoadU(d, x + j)); });
+      d, y, n, StreamedInputs<T>{x, nullptr},
+      [&](size_t j) { return ApplyUnary<kOp>(d, hn::LoadU(d, x + j)); });
   if (i < n) {
     // The tail through a full vector, so it gets the same arithmetic.
     HWY_ALIGN T buf[HWY_MAX_BYTES / sizeof(T)] = {};

@@ -15,6 +15,7 @@
 
 #include "kernels/vacc_elementwise.h"
 
+#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -51,32 +52,58 @@ enum class StepVectors {
   kOneLine,  // one where a vector is a 64-byte line (AVX-512), else two
 };
 
+// The inputs a body reads along with its output, element for element
+// (NULL: none; a row repeated across rows, such as BiasAdd's bias, stays
+// in cache and is not one of them).
+template <typename T>
+struct StreamedInputs {
+  const T* first = nullptr;
+  const T* second = nullptr;
+};
+
+// How far ahead of its loads a streamed loop fetches its inputs into L1
+// (prefetcht0), a line per line stored. The hardware prefetcher alone left
+// a 256 MiB Relu on an Intel Xeon (Ice Lake server class, one core, in
+// one process alternating with the copy anchor's loop, medians of 15)
+// at 0.95-0.96x of a streaming copy; fetching 1, 2, 4 and 8 KiB ahead it
+// ran 1.02x, 1.07x, 1.07x and 1.07x (the copy itself, fetching 4 KiB
+// ahead, 1.06x); into L2 only (prefetcht2) 0.95x, and prefetchnta 0.43x.
+constexpr size_t kStreamFetchAheadBytes = 4096;
+
+template <typename T>
+HWY_INLINE void FetchAhead(const StreamedInputs<T>& in, size_t i) {
+  constexpr size_t kAhead = kStreamFetchAheadBytes / sizeof(T);
+  if (in.first != nullptr) hwy::Prefetch(in.first + i + kAhead);
+  if (in.second != nullptr) hwy::Prefetch(in.second + i + kAhead);
+}
+
 // out[i .. i + lanes) = vec(i) for every full vector of out[0, n); returns
 // where the full vectors end (the caller does the tail). Two vectors per
 // step, stored back to back: streamed, a pair of 256-bit vectors fills a
 // whole 64-byte line at once, and a 256 MiB Relu ran 5-8% faster on Zen3
 // than one vector per step. With 512-bit vectors a vector is a line, and
-// it depends on the operands, so the caller says (kSteps). Intel Xeon,
-// streamed stores, a line per step against pairs: Relu (one input
-// stream; paired rounds against the copy anchors) 1.01-1.02x, and 0.97x
-// with pairs in a loop of its own (15.3-15.4 against 15.8-15.9 GB/s);
-// AddV2 of two tensors (both inputs streamed; call by call in one
-// process, 64 Mi floats, medians of 40 pairs, five runs) 1.00-1.03x at
-// one unit (four runs of five 1.014-1.032x) and 0.99-1.04x at two, where
-// paired rounds of an earlier build had read 2-6% slower; BiasAdd (its
-// bias row from cache) 0.93-1.01x and 0.975-0.979x. So the unary bodies
-// and BinaryBody with both inputs streamed take a line, a repeated row
-// keeps pairs.
+// the caller says which (kSteps): the streamed bodies take a line per step
+// (examples/vacc/README.md has the figures), cached ones keep pairs.
+// Streamed, the loop also fetches `inputs` kStreamFetchAheadBytes ahead,
+// one line of each per line stored.
 template <bool kStream, StepVectors kSteps = StepVectors::kPairs, class D, typename T,
           class Vec>
-HWY_INLINE size_t StoreVectors(D d, T* out, size_t n, Vec&& vec) {
+HWY_INLINE size_t StoreVectors(D d, T* out, size_t n, const StreamedInputs<T>& inputs,
+                               Vec&& vec) {
   const size_t lanes = hwy::HWY_NAMESPACE::Lanes(d);
+  constexpr size_t kLine = 64 / sizeof(T);
   size_t i = 0;
   if (kSteps == StepVectors::kOneLine && lanes * sizeof(T) >= 64) {
-    for (; i + lanes <= n; i += lanes) StoreOut<kStream>(vec(i), d, out + i);
+    for (; i + lanes <= n; i += lanes) {
+      if (kStream) FetchAhead(inputs, i);
+      StoreOut<kStream>(vec(i), d, out + i);
+    }
     return i;
   }
   for (; i + 2 * lanes <= n; i += 2 * lanes) {
+    if (kStream) {
+      for (size_t line = 0; line < 2 * lanes; line += kLine) FetchAhead(inputs, i + line);
+    }
     const auto v0 = vec(i), v1 = vec(i + lanes);
     StoreOut<kStream>(v0, d, out + i);
     StoreOut<kStream>(v1, d, out + i + lanes);
