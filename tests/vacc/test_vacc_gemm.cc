@@ -388,14 +388,16 @@ TEST_F(GemmTest, SharedPackedBOnTwoAndThreeUnits) {
 }
 
 // A B block a unit packs for itself, with rows a multiple of 4 KiB apart
-// (RowsShareCacheSets), is packed a K block at a time by a pass rather
-// than a panel at a time by the first tile (vacc_gemm.cc): float32 rows of
-// 1024 (three column blocks of three K blocks at K = 2100, since a unit
-// keeps all of K of a block packed), bfloat16 rows of 2048, on two units
-// with a block under kSharedPackedBFloats (each its own, both packing by
-// the pass: 100 columns in rows 1024 apart, A taller than B is wide, so the
-// units split rows), accumulating, and 1000 columns in rows 1024 apart
-// (the last panel partial; two column slices on two units).
+// (RowsShareCacheSets), is packed a K block at a time by a pass where its
+// chunks have too few tiles to copy the panels (PacksOwnBByPass), and by
+// the tiles' copies otherwise (vacc_gemm.cc): float32 rows of 1024 by the
+// pass (50 rows, three column blocks of three K blocks at K = 2100, since
+// a unit keeps all of K of a block packed) and by copies (300 rows, one
+// unit and two: column slices), bfloat16 rows of 2048 (never copied), on
+// two units with a block under kSharedPackedBFloats (each its own: 100
+// columns in rows 1024 apart, A taller than B is wide, so the units split
+// rows), accumulating, and 1000 columns in rows 1024 apart (the last panel
+// partial; two column slices on two units).
 TEST_F(GemmTest, PackedDriverPacksBByPassWhenRowsShareCacheSets) {
   ASSERT_TRUE(gemm::RowsShareCacheSets(1024 * sizeof(float)));
   ASSERT_FALSE(gemm::RowsShareCacheSets(1000 * sizeof(float)));
@@ -406,6 +408,10 @@ TEST_F(GemmTest, PackedDriverPacksBByPassWhenRowsShareCacheSets) {
   ComputeUnits two(2, std::chrono::microseconds(50));
   const Driver packed = kDrivers[1];
   CheckGemm({50, 2100, 1024}, false, false, TF_FLOAT, nullptr, false, "50x2100x1024", packed);
+  CheckGemm({300, 300, 1024}, false, false, TF_FLOAT, nullptr, true, "300x300x1024, copies",
+            packed);
+  CheckGemm({300, 300, 1024}, false, false, TF_FLOAT, &two, false, "300x300x1024, 2 units",
+            packed);
   CheckGemm({40, 200, 2048}, false, false, TF_BFLOAT16, nullptr, false, "40x200x2048 bfloat16",
             packed);
   const Shape3 own{130, 300, 100};
@@ -416,6 +422,21 @@ TEST_F(GemmTest, PackedDriverPacksBByPassWhenRowsShareCacheSets) {
             "130x300x100, rows 1024 apart, 2 units, accumulate", packed, 1024);
   CheckGemm({60, 100, 1000}, false, false, TF_FLOAT, &two, false, "60x100x1000, rows 1024 apart",
             packed, 1024);
+}
+
+// The pass is for rows sharing cache sets whose chunks cannot copy the
+// panels: too few tiles (5 of 12 rows, one packing B, against the 5 a
+// panel 1050 deep needs), or no copies at all; 22 tiles in 3 chunks copy.
+TEST(PacksOwnBByPass, WhereRowsShareSetsAndChunksCannotCopy) {
+  const gemm::RowChunks short_a(50, 12, 96, 12, 1, 1), long_a(256, 12, 96, 12, 1, 1);
+  ASSERT_EQ(short_a.count, 1);
+  ASSERT_EQ(gemm::PanelCopyTiles(1050), 5);
+  EXPECT_TRUE(gemm::PacksOwnBByPass(true, true, short_a, 1050));
+  EXPECT_FALSE(gemm::PacksOwnBByPass(true, true, long_a, 1024));
+  EXPECT_TRUE(gemm::PacksOwnBByPass(true, false, long_a, 1024));
+  EXPECT_TRUE(gemm::PacksOwnBByPass(true, true, long_a, 3));  // too shallow to copy
+  EXPECT_FALSE(gemm::PacksOwnBByPass(false, false, short_a, 1050));
+  EXPECT_FALSE(gemm::PacksOwnBByPass(false, true, short_a, 1050));
 }
 
 // The packed driver cuts B into one column slice per unit where B is at

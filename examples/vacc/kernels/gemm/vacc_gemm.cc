@@ -272,30 +272,37 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
     return parts > 1 && block_floats(cols) >= kSharedPackedBFloats;
   };
   const int64_t first_cols = std::min(nc, n);
-  // B is packed a panel at a time, each by the first row tile that needs
-  // it: a float32 B with contiguous rows by the micro-kernel (run_packing),
-  // which reads it in place as it computes that tile. Rows a multiple of 4
-  // KiB apart are the exception (RowsShareCacheSets): a panel's rows then
-  // fall into the same few L1 sets, the lines fetched ahead evict each
-  // other, and that tile waits on B. A unit packs such a B block of its own
-  // a whole K block at a time instead, by a pass that copies a few rows at
-  // a time across every panel (PackB); one the units share stays a panel
-  // at a time, so that they split the packing. On an Intel Xeon (Emerald
-  // Rapids class) a profile of 256 x 1024 x 1024 on one unit had the
-  // packing tiles at ~15% of the time for ~3% of the FMAs. The pass against
-  // them (one unit; single calls alternating in one process, order
-  // rotated, medians of 150-400 pairs, beside an identical control pair):
-  // 256 x 1024 x 1024 1.06x, 1024^3 1.04x, 2048^3 1.04x, 512 x 2048 x 1024
-  // 1.02x; two units with blocks of their own (512 x 1024 x 256,
-  // 1024 x 1024 x 384) within 1%. With rows 1000 floats apart the pass ran
-  // 0.97-0.99x: there the first tiles keep packing. AMD not measured.
+  // B is packed a panel at a time: a float32 B with contiguous rows by the
+  // tiles of the panel before it, a row per four k steps each
+  // (NextPanelCopy), or else by the first row tile that needs it, in the
+  // micro-kernel (run_packing), which reads B in place as it computes that
+  // tile. Rows a multiple of 4 KiB apart (RowsShareCacheSets) fall into the
+  // same few L1 sets: that tile's lines fetched ahead evict each other, and
+  // it waits on B. Where the chunks' tiles cannot copy the panels, a unit
+  // packs such a B block of its own a whole K block at a time instead, by a
+  // pass that copies a few rows at a time across every panel (PackB); one
+  // the units share stays a panel at a time, so that they split the
+  // packing. On an Intel Xeon (Emerald Rapids class) a profile of 256 x 1024
+  // x 1024 on one unit had the packing tiles at ~15% of the time for ~3% of
+  // the FMAs. The pass against them (one unit; single calls alternating in
+  // one process, order rotated, medians of 150-400 pairs, beside an
+  // identical control pair): 256 x 1024 x 1024 1.06x, 1024^3 1.04x, 2048^3
+  // 1.04x, 512 x 2048 x 1024 1.02x; two units with blocks of their own
+  // (512 x 1024 x 256, 1024 x 1024 x 384) within 1%. With rows 1000 floats
+  // apart the pass ran 0.97-0.99x. The copies spread over the tiles beat
+  // the pass where they apply: on an Intel Xeon of the Ice Lake server class
+  // the pass took 11% of 256 x 1024 x 1024 (perf, one unit), moving B
+  // through L3 beside no FMAs. Copies against the pass (one unit / two;
+  // the drivers alternating call by call in one process, medians of 40):
+  // 256 x 1024 x 1024 1.037x / 1.019x, 512 x 1024 x 1024 1.014x / 1.032x,
+  // 2048^3 1.006x / 0.999x, 1024^3 0.999x / 0.993x, 1024 x 1024 x 256
+  // 0.997x / 0.998x. The copy's fetch ahead (8 rows, into L1) into L2
+  // only ran no faster. Emerald Rapids and AMD were not measured.
   const Matrix* b_in_place = b.dtype == TF_FLOAT && b.col_stride == 1 ? &b : nullptr;
   const bool b_rows_share_sets = b.col_stride == 1 && RowsShareCacheSets(b);
-  // A B block of its own, read in place, whose rows do not share cache
-  // sets: each panel's tiles copy the next panel (NextPanelCopy).
-  auto copies_b_panels = [&](int64_t cols) {
-    return !shares_b(cols) && b_in_place != nullptr && !b_rows_share_sets;
-  };
+  // A B block of its own, read in place: each panel's tiles copy the next
+  // panel (NextPanelCopy).
+  auto copies_b_panels = [&](int64_t cols) { return !shares_b(cols) && b_in_place != nullptr; };
   const RowChunks chunks =
       PackedDriverChunks(m, mr, parts, block_floats(first_cols), shares_b(first_cols),
                          copies_b_panels(first_cols) ? kc_max : 0);
@@ -321,8 +328,9 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
     // cache sets.
     const int64_t b_floats = block_floats(ncur), claim_count = CeilDiv(k, kc_max) * panels;
     const bool share_b = shares_b(ncur);
-    const bool pack_by_pass = b_rows_share_sets && !share_b;
     const bool copy_b_panels = copies_b_panels(ncur);
+    const bool pack_by_pass =
+        !share_b && PacksOwnBByPass(b_rows_share_sets, copy_b_panels, chunks, kc_max);
     float* shared_b = share_b ? t_packed_b.Get(b_floats) : nullptr;
     if (share_b && shared_b == nullptr) std::abort();  // out of host memory
     PanelClaims shared_claims(share_b ? claim_count : 0);

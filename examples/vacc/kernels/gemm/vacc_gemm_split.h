@@ -199,6 +199,20 @@ inline int64_t CopyingChunkRows(int64_t kc, int64_t mr) {
   return tiles == 0 ? 0 : (tiles + 1) * mr;
 }
 
+// Whether a unit packs a float32 B block of its own whose rows share cache
+// sets (RowsShareCacheSets) by a pass over a whole K block (PackB in
+// vacc_gemm.cc) rather than having each panel's tiles copy the next one
+// (NextPanelCopy): where the tiles copy panels at all (copies) but even
+// the shortest of `chunks` has too few tiles, less the one that packs B
+// in place, to copy a panel kc deep (PanelCopyTiles), the pass keeps every
+// panel from being packed by a tile reading those rows in place.
+inline bool PacksOwnBByPass(bool rows_share_sets, bool copies, const RowChunks& chunks,
+                            int64_t kc) {
+  if (!rows_share_sets) return false;
+  const int64_t least = PanelCopyTiles(kc);
+  return !copies || least == 0 || chunks.panels / chunks.count - 1 < least;
+}
+
 // The packed driver's row chunks (each a packed A block, kc deep): at
 // most kPackedARows rows where each unit packs B for itself, MC where the
 // units share the packed B block (b_shared) (blocking.h), at least
