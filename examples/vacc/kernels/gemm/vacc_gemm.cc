@@ -296,8 +296,8 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   // the drivers alternating call by call in one process, medians of 40):
   // 256 x 1024 x 1024 1.037x / 1.019x, 512 x 1024 x 1024 1.014x / 1.032x,
   // 2048^3 1.006x / 0.999x, 1024^3 0.999x / 0.993x, 1024 x 1024 x 256
-  // 0.997x / 0.998x. The copy's fetch ahead (8 rows, into L1) into L2
-  // only ran no faster. Emerald Rapids and AMD were not measured.
+  // 0.997x / 0.998x. The copy fetching its rows into L2 only, instead of
+  // L1, ran no faster. Emerald Rapids and AMD were not measured.
   const Matrix* b_in_place = b.dtype == TF_FLOAT && b.col_stride == 1 ? &b : nullptr;
   const bool b_rows_share_sets = b.col_stride == 1 && RowsShareCacheSets(b);
   // A B block of its own, read in place: each panel's tiles copy the next
