@@ -375,7 +375,8 @@ TEST_F(GemmTest, SharedPackedBOnTwoAndThreeUnits) {
   ASSERT_GE(gemm::CeilDiv(s.n, uk.nr) * uk.nr * s.k, gemm::kSharedPackedBFloats);
   ASSERT_EQ(gemm::PackedDriverColumnSlices(s.m, s.n, uk.nr, 4), 1);
   // Long chunks with shared B: still two, so two units contend for panels.
-  ASSERT_GE(gemm::PackedDriverChunks(s.m, uk.mr, 2, gemm::kSharedPackedBFloats, true).count, 2);
+  ASSERT_GE(gemm::PackedDriverChunks(s.m, uk.mr, uk.nr, 2, gemm::kSharedPackedBFloats, true).count,
+            2);
   ComputeUnits two(2, std::chrono::microseconds(50));
   ComputeUnits three(3, std::chrono::microseconds(50));
   const Driver packed = kDrivers[1];
@@ -480,25 +481,31 @@ TEST_F(GemmTest, PackedDriverColumnSlicesOnTwoAndThreeUnits) {
             Describe(two_blocks, false, false, TF_FLOAT, 2, SimdTargetName()), packed);
 }
 
+// The B panel width beside a tile of mr rows in the kernels: 16 beside 6
+// rows (AVX2), 32 beside 8 and 12 (AVX-512).
+int64_t NrBeside(int64_t mr) { return mr == 6 ? 16 : 32; }
+
 // The packed driver's row chunks cover every row once; with B shared by the
 // units, or each unit's own B block too large for its L2 (both in L3,
 // streamed past each chunk), none is shorter than kSharedBChunkRows or
 // kOwnStreamedBChunkRows; otherwise each unit has kChunksPerParticipant,
 // or more where those would be longer than kPackedARows (1024 rows of 6,
-// 2000 of 8), or than kPackedAMinTiles tiles where those are more (MR 12).
+// 2000 of 8), or than a panel's fetch walk of tiles where those are more
+// (FetchWalkTiles: 8 at NR 32, so MR 12 takes 96 rows).
 // The units have equal shares: a whole number of chunks each, also where
 // the shortest chunk allowed sets the count (1000 rows, own large B: 125
 // micro-panels of 8 rows in chunks of at least 8, at most 15 of them: 14).
 TEST(RowChunks, LongWhenBStreamsFromL3ShortOtherwise) {
   enum class B { kOwnSmall, kOwnLarge, kShared };
   for (int64_t mr : {6, 8, 12}) {
-    const int64_t budget = std::max(gemm::kPackedARows, gemm::kPackedAMinTiles * mr);
+    const int64_t nr = NrBeside(mr);
+    const int64_t budget = std::max(gemm::kPackedARows, gemm::FetchWalkTiles(nr) * mr);
     for (int64_t m : {200, 256, 1000, 1024, 2000}) {
       for (B b : {B::kOwnSmall, B::kOwnLarge, B::kShared}) {
         const int64_t b_floats =
             b == B::kOwnSmall ? gemm::kUnitL2PackedBFloats : gemm::kUnitL2PackedBFloats + 1;
         const gemm::RowChunks chunks =
-            gemm::PackedDriverChunks(m, mr, 2, b_floats, b == B::kShared);
+            gemm::PackedDriverChunks(m, mr, nr, 2, b_floats, b == B::kShared);
         const char* names[] = {" own small B", " own large B", " shared B"};
         const std::string what = "mr " + std::to_string(mr) + " m " + std::to_string(m) +
                                  names[static_cast<int>(b)];
@@ -550,7 +557,8 @@ TEST(RowChunks, LongEnoughToCopyTheNextPanel) {
       for (int parts : {2, 3}) {
         for (int64_t m : {16, 48, 200, 256, 1000}) {
           const gemm::RowChunks chunks =
-              gemm::PackedDriverChunks(m, mr, parts, gemm::kUnitL2PackedBFloats, false, kc);
+              gemm::PackedDriverChunks(m, mr, NrBeside(mr), parts, gemm::kUnitL2PackedBFloats,
+                                       false, kc);
           const std::string what = "mr " + std::to_string(mr) + " kc " + std::to_string(kc) +
                                    " units " + std::to_string(parts) + " m " +
                                    std::to_string(m);
@@ -570,7 +578,8 @@ TEST(RowChunks, LongEnoughToCopyTheNextPanel) {
             }
           } else {
             const gemm::RowChunks plain =
-                gemm::PackedDriverChunks(m, mr, parts, gemm::kUnitL2PackedBFloats, false, 0);
+                gemm::PackedDriverChunks(m, mr, NrBeside(mr), parts,
+                                         gemm::kUnitL2PackedBFloats, false, 0);
             EXPECT_EQ(chunks.count, plain.count) << what;
           }
           if (chunks.count > parts) {
@@ -584,18 +593,20 @@ TEST(RowChunks, LongEnoughToCopyTheNextPanel) {
 
 // On one unit a chunk is the packed A block that stays in L2 while the B
 // panels pass, beside the packed B block: at most kPackedARows rows at
-// every depth where that block stays in L2 too, or kPackedAMinTiles tiles
-// where those are more (MR 12: 96 rows). Where it streams from L3
+// every depth where that block stays in L2 too, or a panel's fetch walk
+// of tiles where those are more (MR 12 beside NR 32: 96 rows; a 64-wide
+// panel's walk takes 16 tiles). Where it streams from L3
 // (over kUnitL2PackedBFloats) the shortest chunk allowed,
 // kOwnStreamedBChunkRows, wins, and chunks stay under twice that.
 TEST(RowChunks, OneUnitsABlockFitsItsBudget) {
   for (int64_t mr : {6, 8, 12}) {
-    const int64_t budget = std::max(gemm::kPackedARows, gemm::kPackedAMinTiles * mr);
+    const int64_t nr = NrBeside(mr);
+    const int64_t budget = std::max(gemm::kPackedARows, gemm::FetchWalkTiles(nr) * mr);
     const int64_t shortest_streamed = gemm::CeilDiv(gemm::kOwnStreamedBChunkRows, mr) * mr;
     for (int64_t m : {200, 1000, 2048}) {
       for (int64_t b_floats : {gemm::kUnitL2PackedBFloats, gemm::kUnitL2PackedBFloats * 8}) {
         const bool streamed = b_floats > gemm::kUnitL2PackedBFloats;
-        const gemm::RowChunks chunks = gemm::PackedDriverChunks(m, mr, 1, b_floats, false);
+        const gemm::RowChunks chunks = gemm::PackedDriverChunks(m, mr, nr, 1, b_floats, false);
         const std::string what =
             "mr " + std::to_string(mr) + " m " + std::to_string(m) + " B " + std::to_string(b_floats);
         int64_t rows = 0;
@@ -612,9 +623,15 @@ TEST(RowChunks, OneUnitsABlockFitsItsBudget) {
       }
     }
   }
-  EXPECT_EQ(gemm::PackedDriverChunks(2048, 8, 1, 0, false).largest, gemm::kPackedARows);
-  EXPECT_EQ(gemm::PackedDriverChunks(2048, 12, 1, 0, false).largest, 96);
-  EXPECT_EQ(gemm::PackedDriverChunks(200, 8, 1, gemm::kUnitL2PackedBFloats + 1, false).largest, 72);
+  EXPECT_EQ(gemm::FetchWalkTiles(32), 8);
+  EXPECT_EQ(gemm::FetchWalkTiles(16), 4);
+  EXPECT_EQ(gemm::PackedDriverChunks(2048, 8, 32, 1, 0, false).largest, gemm::kPackedARows);
+  EXPECT_EQ(gemm::PackedDriverChunks(2048, 12, 32, 1, 0, false).largest, 96);
+  EXPECT_EQ(gemm::PackedDriverChunks(2048, 6, 64, 1, 0, false).largest, 96);
+  EXPECT_EQ(gemm::PackedDriverChunks(2048, 6, 16, 1, 0, false).largest,
+            gemm::kPackedARows / 6 * 6);  // whole tiles within kPackedARows
+  EXPECT_EQ(gemm::PackedDriverChunks(200, 8, 32, 1, gemm::kUnitL2PackedBFloats + 1, false).largest,
+            72);
 }
 
 // Who packs a shared panel: the first to ask claims it; others see it busy

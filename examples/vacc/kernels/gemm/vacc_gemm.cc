@@ -148,7 +148,7 @@ bool TransposedNarrowGemm(const PackableA& a, const Matrix& b, float* c, int64_t
 // NextPanelSlice: the slice of the next packed B panel that a chunk's row
 // tile number `tile` fetches into L2 as it runs (NULL: none),
 // FetchedFloats(kc) floats (MicroKernel::run), the tiles one after another: a
-// chunk's first NR / 4 tiles (8 on AVX-512) bring the whole panel from L3
+// chunk's first FetchWalkTiles(NR) tiles (8 on AVX-512) bring the whole panel from L3
 // while they compute, so the next panel's tiles find it in L2 instead of
 // waiting on L3 (the hardware prefetcher starts each panel afresh). On an
 // Intel Xeon (Emerald Rapids class, one unit; an experimental build
@@ -304,7 +304,7 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   // panel (NextPanelCopy).
   auto copies_b_panels = [&](int64_t cols) { return !shares_b(cols) && b_in_place != nullptr; };
   const RowChunks chunks =
-      PackedDriverChunks(m, mr, parts, block_floats(first_cols), shares_b(first_cols),
+      PackedDriverChunks(m, mr, nr, parts, block_floats(first_cols), shares_b(first_cols),
                          copies_b_panels(first_cols) ? kc_max : 0);
   // A float32 A in memory (a_in_place, above) is packed likewise, by the
   // tiles of each block's first panel (run_packing_a). Those tiles read

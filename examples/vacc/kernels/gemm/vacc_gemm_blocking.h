@@ -75,15 +75,16 @@
 //       units the chunks whose units share B keep MC rows (each streams
 //       the shared block from L3): halved, 2048^3 measured 0.97-0.98x on
 //       Zen4, within that VM's noise but never above.
-//   kPackedAMinTiles  the fewest row tiles of such an A block, where
-//       kPackedARows holds fewer (AVX-512's 12-row tiles: 96 rows, not 60):
-//       a chunk's tiles against one panel fetch the next panel into L2
-//       between them (NextPanelSlice, vacc_gemm.cc), FetchedFloats(kc)
-//       each, and a 32-column panel takes 8 tiles' worth; with 5 the last
-//       3/8 of each panel came from L3 as its tiles ran. Ice Lake Xeon, 12
-//       rows, one unit, paired with oneDNN call by call (medians of 30):
-//       1024^3 0.965 and 0.977 against 0.949 with 60 rows; 144 rows 0.938.
-//       Not measured on AMD; AVX2's 6-row tiles keep kPackedARows.
+//       Where kPackedARows holds fewer tiles than one panel's fetch walk
+//       takes (FetchWalkTiles(NR), vacc_gemm_microkernel.h: 8 at NR 32),
+//       the block has that many instead (AVX-512's 12-row tiles: 96 rows,
+//       not 60; PackedDriverChunks): a chunk's tiles against one panel
+//       fetch the next panel into L2 between them (NextPanelSlice,
+//       vacc_gemm.cc), and with 5 tiles the last 3/8 of each panel came
+//       from L3 as its tiles ran. Ice Lake Xeon, 12 rows, one unit, paired
+//       with oneDNN call by call (medians of 30): 1024^3 0.965 and 0.977
+//       against 0.949 with 60 rows; 144 rows 0.938. Not measured on AMD;
+//       AVX2's 6-row tiles (4 at NR 16) keep kPackedARows.
 //   NC  columns of a B block: at most 4080, and fewer when K is long, as
 //       the block is kept packed for all of K (a copy per unit, or one
 //       shared: vacc_gemm.cc): kUnitPackedBFloats, 4 Mi floats = 16 MiB, in
@@ -226,7 +227,6 @@ constexpr int64_t kKC = 1024;
 constexpr int64_t kRowsKC = 256;
 constexpr int64_t kMC = 144;
 constexpr int64_t kPackedARows = 64;
-constexpr int64_t kPackedAMinTiles = 8;
 constexpr int64_t kNC = 4080;
 constexpr int64_t kUnitPackedBFloats = int64_t{1} << 22;
 constexpr int64_t kChunksPerParticipant = 8;

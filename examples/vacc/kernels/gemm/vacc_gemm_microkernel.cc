@@ -76,7 +76,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 // 1.036x, 2048^3 1.062x, 256 x 784 x 512 1.047x, 300 x 500 x 700 1.029x,
 // 1024 x 256 x 512 0.990x; two units: 256^3 1.025x, 512^3 1.089x, 1024^3
 // 1.048x, 256 x 1024 x 1024 1.003x, 2048^3 1.059x (with chunks of eight
-// tiles: kPackedAMinTiles, vacc_gemm_blocking.h). FMAs broadcasting A
+// tiles: FetchWalkTiles, PackedDriverChunks). FMAs broadcasting A
 // from memory (embedded broadcast, inline asm: fewer instructions, more
 // loads) lost here too: this kernel's plain tile over hot panels with
 // rows 9-11 so 0.84x (kc = 256) and 0.94x (kc = 1024), rows 6-11 0.76x

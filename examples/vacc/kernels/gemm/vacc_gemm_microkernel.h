@@ -18,6 +18,10 @@ namespace gemm {
 constexpr int64_t kFetchLineFloats = 64 / sizeof(float);
 constexpr int64_t kFetchKSteps = 4;
 inline int64_t FetchedFloats(int64_t kc) { return kc / kFetchKSteps * kFetchLineFloats; }
+// How many tiles' fetch walks cover one packed B panel nr wide, whatever
+// its depth kc (nr * kc floats, FetchedFloats(kc) a tile): 8 at NR 32
+// (AVX-512), 4 at NR 16 (AVX2).
+constexpr int64_t FetchWalkTiles(int64_t nr) { return nr * kFetchKSteps / kFetchLineFloats; }
 // RowsKernel's in-place fetch: a row of the next panel every
 // kFetchRowKSteps k steps, so a tile kc deep fetches up to
 // FetchedRows(kc) rows.

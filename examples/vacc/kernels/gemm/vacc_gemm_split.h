@@ -213,8 +213,10 @@ inline bool PacksOwnBByPass(bool rows_share_sets, bool copies, const RowChunks& 
   return !copies || least == 0 || chunks.panels / chunks.count - 1 < least;
 }
 
-// The packed driver's row chunks (each a packed A block, kc deep): at
-// most kPackedARows rows where each unit packs B for itself, MC where the
+// The packed driver's row chunks (each a packed A block, kc deep, of
+// micro-panels mr rows high against B panels nr wide): at most
+// kPackedARows rows, or FetchWalkTiles(nr) tiles where those are more,
+// where each unit packs B for itself, MC where the
 // units share the packed B block (b_shared) (blocking.h), at least
 // kChunksPerParticipant per unit, but none shorter than kSharedBChunkRows
 // when they share it, nor than kOwnStreamedBChunkRows when each packs one
@@ -225,8 +227,8 @@ inline bool PacksOwnBByPass(bool rows_share_sets, bool copies, const RowChunks& 
 // Where the units copy B panels of their own (copy_kc: the first K
 // block's depth; 0 where they do not), none is shorter than
 // CopyingChunkRows either, while every unit still gets one.
-inline RowChunks PackedDriverChunks(int64_t m, int64_t mr, int parts, int64_t b_floats,
-                                    bool b_shared, int64_t copy_kc = 0) {
+inline RowChunks PackedDriverChunks(int64_t m, int64_t mr, int64_t nr, int parts,
+                                    int64_t b_floats, bool b_shared, int64_t copy_kc = 0) {
   int64_t min_rows = b_shared                          ? kSharedBChunkRows
                      : b_floats > kUnitL2PackedBFloats ? kOwnStreamedBChunkRows
                                                        : mr;
@@ -235,7 +237,7 @@ inline RowChunks PackedDriverChunks(int64_t m, int64_t mr, int parts, int64_t b_
       CeilDiv(m, mr) >= parts * (copying_rows / mr)) {
     min_rows = std::max(min_rows, copying_rows);
   }
-  const int64_t max_rows = b_shared ? kMC : std::max(kPackedARows, kPackedAMinTiles * mr);
+  const int64_t max_rows = b_shared ? kMC : std::max(kPackedARows, FetchWalkTiles(nr) * mr);
   return RowChunks(m, mr, max_rows, min_rows, parts, kChunksPerParticipant);
 }
 
