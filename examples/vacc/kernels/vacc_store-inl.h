@@ -101,7 +101,9 @@ HWY_INLINE size_t StoreVectors(D d, T* out, size_t n, const StreamedInputs<T>& i
     return i;
   }
   for (; i + 2 * lanes <= n; i += 2 * lanes) {
-    if (kStream) {
+    // Each line once: a step spans whole lines, or starts one every few steps
+    // (vectors under 32 bytes).
+    if (kStream && i % kLine < 2 * lanes) {
       for (size_t line = 0; line < 2 * lanes; line += kLine) FetchAhead(inputs, i + line);
     }
     const auto v0 = vec(i), v1 = vec(i + lanes);

@@ -147,9 +147,9 @@ bool TransposedNarrowGemm(const PackableA& a, const Matrix& b, float* c, int64_t
 // A packed B panel: where, and how many floats (none: data NULL).
 // NextPanelSlice: the slice of the next packed B panel that a chunk's row
 // tile number `tile` fetches into L2 as it runs (NULL: none),
-// FetchedFloats(kc) floats (MicroKernel::run), the tiles one after another: a
-// chunk's first FetchWalkTiles(NR) tiles (8 on AVX-512) bring the whole panel from L3
-// while they compute, so the next panel's tiles find it in L2 instead of
+// FetchedFloats(kc) floats (MicroKernel::run), the tiles one after another:
+// a chunk's first FetchWalkTiles(NR) tiles (8 on AVX-512) bring the whole
+// panel from L3 while they compute, so the next panel's tiles find it in L2 instead of
 // waiting on L3 (the hardware prefetcher starts each panel afresh). On an
 // Intel Xeon (Emerald Rapids class, one unit; an experimental build
 // alternating with oneDNN call by call, order rotated, medians of 18-149

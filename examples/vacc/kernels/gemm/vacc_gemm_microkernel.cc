@@ -79,7 +79,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 // tiles: FetchWalkTiles, PackedDriverChunks). FMAs broadcasting A
 // from memory (embedded broadcast, inline asm: fewer instructions, more
 // loads) lost here too: this kernel's plain tile over hot panels with
-// rows 9-11 so 0.84x (kc = 256) and 0.94x (kc = 1024), rows 6-11 0.76x
+// rows 9-11 ran 0.84x (kc = 256) and 0.94x (kc = 1024), rows 6-11 0.76x
 // and 0.81x, all rows 0.61x and 0.63x (medians of 41). On the Emerald Rapids
 // Xeon 12 rows ran within 2% of 8 in the bare loop; whole calls were not
 // measured there, nor on AMD Zen4. The row kernels keep 8 rows
@@ -294,11 +294,10 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   // 1.01x (medians of 3576 calls), 512^3 1.015x, 256 x 784 x 512 1.007x.
   // All eight rows at once every 16 steps gained less (0.99-1.01x).
   // A turn's rows are found by arithmetic, kFetchTurnRows * (k / 4 % 4)
-  // on from row 0,
-  // not by a switch on k (compares and branches every four steps), which
-  // ran slower (Zen3, A in L1, the builds alternating, medians of 9 runs:
-  // 0.62 of the plain kernel with the switch, 0.73 without, 0.79 with no
-  // fetches at all). With 6 rows, the fourth turn
+  // on from row 0, not by a switch on k (compares and branches every four
+  // steps), which ran slower (Zen3, A in L1, the builds alternating,
+  // medians of 9 runs: 0.62 of the plain kernel with the switch, 0.73
+  // without, 0.79 with no fetches at all). With 6 rows, the fourth turn
   // fetches rows 6 and 7 (the next tile's first two) and 12 and 13 (two
   // tiles on); rows past the end of A are only fetched, never read. In
   // the 1x1 Conv2D (Zen3, paired rounds against oneDNN in bench_vacc_conv,

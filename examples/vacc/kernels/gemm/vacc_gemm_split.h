@@ -202,15 +202,15 @@ inline int64_t CopyingChunkRows(int64_t kc, int64_t mr) {
 // Whether a unit packs a float32 B block of its own whose rows share cache
 // sets (RowsShareCacheSets) by a pass over a whole K block (PackB in
 // vacc_gemm.cc) rather than having each panel's tiles copy the next one
-// (NextPanelCopy): where the tiles copy panels at all (copies) but even
-// the shortest of `chunks` has too few tiles, less the one that packs B
-// in place, to copy a panel kc deep (PanelCopyTiles), the pass keeps every
-// panel from being packed by a tile reading those rows in place.
+// (NextPanelCopy): where the tiles copy panels at all (copies) but the
+// shortest of `chunks` (panels / count micro-panels) is shorter than
+// CopyingChunkRows at kc, the pass keeps every panel from being packed by
+// a tile reading those rows in place.
 inline bool PacksOwnBByPass(bool rows_share_sets, bool copies, const RowChunks& chunks,
                             int64_t kc) {
   if (!rows_share_sets) return false;
-  const int64_t least = PanelCopyTiles(kc);
-  return !copies || least == 0 || chunks.panels / chunks.count - 1 < least;
+  const int64_t copying_rows = CopyingChunkRows(kc, chunks.mr);
+  return !copies || copying_rows == 0 || chunks.panels / chunks.count * chunks.mr < copying_rows;
 }
 
 // The packed driver's row chunks (each a packed A block, kc deep, of
