@@ -22,6 +22,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "kernels/gemm/vacc_gemm.h"
+#include "kernels/gemm/vacc_gemm_microkernel.h"
 #include "kernels/vacc_simd.h"
 #include "vacc_compute_units.h"
 #include "vacc_config.h"
@@ -40,8 +42,9 @@ inline std::chrono::microseconds& DeviceSpin() {
 // The plugin's settings that the kernel benchmarks honour, read as
 // SE_InitPlugin reads them (vacc::Config::FromEnvironment), since they link
 // the kernels and never run it: VACC_SIMD (VACC_SIMD=AVX2 times the AVX2
-// kernels on an AVX-512 machine) and VACC_SPIN_US (DeviceSpin). Records
-// both in the report's context (bench/run prints them). False, having said
+// kernels on an AVX-512 machine), VACC_GEMM_TILE (the packed GEMM's tile)
+// and VACC_SPIN_US (DeviceSpin). Records them in the report's context
+// (bench/run prints them). False, having said
 // why, for a value the plugin would reject or this build or CPU cannot take.
 inline bool ConfigureFromEnvironment() {
   vacc::Config config;
@@ -55,7 +58,12 @@ inline bool ConfigureFromEnvironment() {
     std::fprintf(stderr, "VACC_SIMD: %s\n", error.c_str());
     return false;
   }
+  if (!vacc::gemm::SelectPackedTileShape(config.gemm_tile, &error)) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return false;
+  }
   benchmark::AddCustomContext("vacc_simd", vacc::SimdTargetName());
+  benchmark::AddCustomContext("vacc_gemm_tile", vacc::gemm::MicroKernelName());
   benchmark::AddCustomContext("vacc_spin_us", std::to_string(config.spin.count()));
   return true;
 }

@@ -73,6 +73,9 @@ bool Config::FromEnvironment(Config* c, std::string* error) {
   c->gflops = static_cast<double>(gflops);
   c->memory_bandwidth = bandwidth;
   if (const char* simd = std::getenv("VACC_SIMD"); simd != nullptr && *simd != '\0') c->simd = simd;
+  if (const char* tile = std::getenv("VACC_GEMM_TILE"); tile != nullptr && *tile != '\0') {
+    c->gemm_tile = tile;
+  }
   return true;
 }
 

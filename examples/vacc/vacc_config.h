@@ -41,6 +41,10 @@ struct Config {
   // VACC_SIMD: the instruction set kernels use (kernels/vacc_simd.h):
   // "best" (default), "scalar", or a Highway target name such as "AVX2".
   std::string simd = "best";
+  // VACC_GEMM_TILE: the packed GEMM driver's tile (kernels/gemm/
+  // vacc_gemm_microkernel.h, TileShape): "auto" (default: this host's
+  // measured choice), "tall" (12 x 32 on AVX-512) or "wide" (6 x 64).
+  std::string gemm_tile = "auto";
   // VACC_SYNC_KERNELS (0/1): kernels wait for their work before returning to
   // TensorFlow (1, default); why: kernels/vacc_kernel.h.
   bool sync_kernels = true;

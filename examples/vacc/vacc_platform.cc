@@ -19,6 +19,7 @@
 
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 #include "tensorflow/c/tf_status.h"
+#include "kernels/gemm/vacc_gemm_microkernel.h"
 #include "kernels/vacc_kernel.h"
 #include "kernels/vacc_simd.h"
 #include "vacc_callbacks.h"
@@ -184,6 +185,9 @@ extern "C" __attribute__((visibility("default"))) void SE_InitPlugin(
   }
   // Checked here because TF_InitKernel, which runs next, cannot fail.
   if (!SelectSimd(config.simd, &error)) {
+    return SetError(status, TF_INVALID_ARGUMENT, "SE_InitPlugin: " + error);
+  }
+  if (!gemm::SelectPackedTileShape(config.gemm_tile, &error)) {
     return SetError(status, TF_INVALID_ARGUMENT, "SE_InitPlugin: " + error);
   }
   SetKernelsSynchronous(config.sync_kernels);

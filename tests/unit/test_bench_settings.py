@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """The kernel benchmarks read the plugin's settings the way the plugin does
-(bench/vacc_bench_device.h, ConfigureFromEnvironment): VACC_SPIN_US and
-VACC_SIMD reach the benchmark's device and its report, and a value the
+(bench/vacc_bench_device.h, ConfigureFromEnvironment): VACC_SPIN_US,
+VACC_SIMD and VACC_GEMM_TILE reach the benchmark's device and its report, and a value the
 plugin would reject stops the program naming the variable. Runs one short
 benchmark of the program given (argv[1]); no timing is checked."""
 
@@ -52,6 +52,18 @@ class BenchSettings(unittest.TestCase):
 
     def test_an_unknown_simd_stops_the_program(self):
         self.assert_rejected("VACC_SIMD", "NEON9")
+
+    def test_gemm_tile_reaches_the_report(self):
+        # "AVX3 6x64" on AVX-512, the tall tile elsewhere (no wide one there).
+        tall = context({"VACC_GEMM_TILE": "tall"})["vacc_gemm_tile"]
+        wide = context({"VACC_GEMM_TILE": "wide"})["vacc_gemm_tile"]
+        self.assertRegex(tall, r"^\S+ \d+x\d+$")
+        self.assertRegex(wide, r"^\S+ \d+x\d+$")
+        if wide != tall:
+            self.assertTrue(wide.endswith(" 6x64"), wide)
+
+    def test_an_unknown_gemm_tile_stops_the_program(self):
+        self.assert_rejected("VACC_GEMM_TILE", "square")
 
 
 if __name__ == "__main__":

@@ -106,11 +106,32 @@ void SmallMGemmWith(const gemm::PackableA& a, const Matrix& b, float* c, int64_t
 const Driver kSmallMReadingInPlace = {"SmallMGemm reading in place",
                                       &SmallMGemmWith<gemm::InPlaceReads::kAlways>};
 const Driver kSmallMPacking = {"SmallMGemm packing B", &SmallMGemmWith<gemm::InPlaceReads::kNever>};
-const Driver kDrivers[] = {kGemm,
-                           {"PackedGemm", &gemm::PackedGemm},
-                           kSmallMReadingInPlace,
-                           kSmallMPacking,
-                           {"NarrowBGemm", &gemm::NarrowBGemm}};
+// The packed driver with each tile shape, whichever this host would choose
+// (PackedDriverTileShape; where the target has no wide tile, both run the
+// tall one).
+template <gemm::TileShape kShape>
+void PackedGemmWith(const gemm::PackableA& a, const Matrix& b, float* c, int64_t ldc,
+                    bool accumulate, ComputeUnits* units) {
+  std::string error;
+  ASSERT_TRUE(
+      gemm::SelectPackedTileShape(kShape == gemm::TileShape::kWide ? "wide" : "tall", &error))
+      << error;
+  gemm::PackedGemm(a, b, c, ldc, accumulate, units);
+  ASSERT_TRUE(gemm::SelectPackedTileShape("auto", &error)) << error;
+}
+const Driver kPackedDrivers[] = {{"PackedGemm tall tile", &PackedGemmWith<gemm::TileShape::kTall>},
+                                 {"PackedGemm wide tile", &PackedGemmWith<gemm::TileShape::kWide>}};
+const gemm::TileShape kTileShapes[] = {gemm::TileShape::kTall, gemm::TileShape::kWide};
+const Driver& PackedDriver(gemm::TileShape shape) {
+  return kPackedDrivers[shape == gemm::TileShape::kWide ? 1 : 0];
+}
+// The packed driver's kernel with that shape (its A panels interleaved).
+gemm::MicroKernel PackedKernel(gemm::TileShape shape) {
+  return gemm::CurrentMicroKernel(false, gemm::APanels::kInterleaved, shape);
+}
+const Driver kNarrowB = {"NarrowBGemm", &gemm::NarrowBGemm};
+const Driver kDrivers[] = {
+    kGemm, kPackedDrivers[0], kPackedDrivers[1], kSmallMReadingInPlace, kSmallMPacking, kNarrowB};
 
 // ldb: B's rows that far apart (at least N; B not transposed), or 0 for N.
 void CheckGemm(const Shape3& s, bool ta, bool tb, TF_DataType dtype, ComputeUnits* units,
@@ -354,13 +375,15 @@ TEST_F(GemmTest, MoreColumnsThanOneBBlock) {
 TEST_F(GemmTest, PackedDriverRowChunksAndColumnBlocks) {
   ComputeUnits two(2, std::chrono::microseconds(50));
   ComputeUnits three(3, std::chrono::microseconds(50));
-  const Driver packed = kDrivers[1];
-  CheckGemm({3001, 64, 40}, false, false, TF_FLOAT, &two, false, "3001x64x40", packed);
-  CheckGemm({3001, 64, 40}, true, false, TF_FLOAT, &three, false, "3001x64x40 A^T", packed);
-  const Shape3 long_k{16, 40000, 200};
-  ASSERT_LT(gemm::kUnitPackedBFloats / long_k.k, long_k.n);  // several column blocks
-  CheckGemm(long_k, false, false, TF_FLOAT, &two, false, "16x40000x200", packed);
-  CheckGemm(long_k, false, true, TF_FLOAT, nullptr, true, "16x40000x200 B^T accumulate", packed);
+  for (const gemm::TileShape shape : kTileShapes) {
+    const Driver& packed = PackedDriver(shape);
+    CheckGemm({3001, 64, 40}, false, false, TF_FLOAT, &two, false, "3001x64x40", packed);
+    CheckGemm({3001, 64, 40}, true, false, TF_FLOAT, &three, false, "3001x64x40 A^T", packed);
+    const Shape3 long_k{16, 40000, 200};
+    ASSERT_LT(gemm::kUnitPackedBFloats / long_k.k, long_k.n);  // several column blocks
+    CheckGemm(long_k, false, false, TF_FLOAT, &two, false, "16x40000x200", packed);
+    CheckGemm(long_k, false, true, TF_FLOAT, nullptr, true, "16x40000x200 B^T accumulate", packed);
+  }
 }
 
 // A packed B block of kSharedPackedBFloats or more is packed once and
@@ -371,28 +394,31 @@ TEST_F(GemmTest, PackedDriverRowChunksAndColumnBlocks) {
 // is taller than B is wide, so the units split rows, not columns.
 TEST_F(GemmTest, SharedPackedBOnTwoAndThreeUnits) {
   const Shape3 s{270, 2100, 260};
-  const gemm::MicroKernel uk = gemm::CurrentMicroKernel();
-  ASSERT_GE(gemm::CeilDiv(s.n, uk.nr) * uk.nr * s.k, gemm::kSharedPackedBFloats);
-  ASSERT_EQ(gemm::PackedDriverColumnSlices(s.m, s.n, uk.nr, 4), 1);
-  // Long chunks with shared B: still two, so two units contend for panels.
-  ASSERT_GE(gemm::PackedDriverChunks(s.m, uk.mr, uk.nr, 2, gemm::kSharedPackedBFloats, true).count,
-            2);
   ComputeUnits two(2, std::chrono::microseconds(50));
   ComputeUnits three(3, std::chrono::microseconds(50));
-  const Driver packed = kDrivers[1];
-  for (int t = 0; t < 4; ++t) {
-    CheckGemm(s, t & 1, t & 2, TF_FLOAT, &two, false,
-              Describe(s, t & 1, t & 2, TF_FLOAT, 2, SimdTargetName()), packed);
+  for (const gemm::TileShape shape : kTileShapes) {
+    const gemm::MicroKernel uk = PackedKernel(shape);
+    ASSERT_GE(gemm::CeilDiv(s.n, uk.nr) * uk.nr * s.k, gemm::kSharedPackedBFloats);
+    ASSERT_EQ(gemm::PackedDriverColumnSlices(s.m, s.n, uk.nr, 4), 1);
+    // Long chunks with shared B: still two, so two units contend for panels.
+    ASSERT_GE(
+        gemm::PackedDriverChunks(s.m, uk.mr, uk.nr, 2, gemm::kSharedPackedBFloats, true).count, 2);
+    const Driver& packed = PackedDriver(shape);
+    for (int t = 0; t < 4; ++t) {
+      CheckGemm(s, t & 1, t & 2, TF_FLOAT, &two, false,
+                Describe(s, t & 1, t & 2, TF_FLOAT, 2, SimdTargetName()), packed);
+    }
+    CheckGemm(s, false, false, TF_FLOAT, &three, true, "shared B, 3 units, accumulate", packed);
+    CheckGemm(s, false, false, TF_BFLOAT16, &two, false, "shared B, bfloat16", packed);
   }
-  CheckGemm(s, false, false, TF_FLOAT, &three, true, "shared B, 3 units, accumulate", packed);
-  CheckGemm(s, false, false, TF_BFLOAT16, &two, false, "shared B, bfloat16", packed);
 }
 
 // A B block a unit packs for itself, with rows a multiple of 4 KiB apart
 // (RowsShareCacheSets), is packed a K block at a time by a pass where its
 // chunks have too few tiles to copy the panels (PacksOwnBByPass), and by
 // the tiles' copies otherwise (vacc_gemm.cc): float32 rows of 1024 by the
-// pass (50 rows, three column blocks of three K blocks at K = 2100, since
+// pass (24 rows, 2 or 4 tiles against the 5 a panel 1050 deep needs;
+// three column blocks of three K blocks at K = 2100, since
 // a unit keeps all of K of a block packed) and by copies (300 rows, one
 // unit and two: column slices), bfloat16 rows of 2048 (never copied), on
 // two units with a block under kSharedPackedBFloats (each its own: 100
@@ -407,22 +433,24 @@ TEST_F(GemmTest, PackedDriverPacksBByPassWhenRowsShareCacheSets) {
   EXPECT_FALSE(gemm::RowsShareCacheSets(gemm::RowMajor(nullptr, TF_BFLOAT16, 4, 1024, false)));
   EXPECT_TRUE(gemm::RowsShareCacheSets(gemm::RowMajor(nullptr, TF_BFLOAT16, 4, 2048, false)));
   ComputeUnits two(2, std::chrono::microseconds(50));
-  const Driver packed = kDrivers[1];
-  CheckGemm({50, 2100, 1024}, false, false, TF_FLOAT, nullptr, false, "50x2100x1024", packed);
-  CheckGemm({300, 300, 1024}, false, false, TF_FLOAT, nullptr, true, "300x300x1024, copies",
-            packed);
-  CheckGemm({300, 300, 1024}, false, false, TF_FLOAT, &two, false, "300x300x1024, 2 units",
-            packed);
-  CheckGemm({40, 200, 2048}, false, false, TF_BFLOAT16, nullptr, false, "40x200x2048 bfloat16",
-            packed);
-  const Shape3 own{130, 300, 100};
-  const int64_t nr = gemm::CurrentMicroKernel().nr;
-  ASSERT_LT(gemm::CeilDiv(own.n, nr) * nr * own.k, gemm::kSharedPackedBFloats);
-  ASSERT_EQ(gemm::PackedDriverColumnSlices(own.m, own.n, nr, gemm::Participants(&two)), 1);
-  CheckGemm(own, false, false, TF_FLOAT, &two, true,
-            "130x300x100, rows 1024 apart, 2 units, accumulate", packed, 1024);
-  CheckGemm({60, 100, 1000}, false, false, TF_FLOAT, &two, false, "60x100x1000, rows 1024 apart",
-            packed, 1024);
+  for (const gemm::TileShape shape : kTileShapes) {
+    const Driver& packed = PackedDriver(shape);
+    CheckGemm({24, 2100, 1024}, false, false, TF_FLOAT, nullptr, false, "24x2100x1024", packed);
+    CheckGemm({300, 300, 1024}, false, false, TF_FLOAT, nullptr, true, "300x300x1024, copies",
+              packed);
+    CheckGemm({300, 300, 1024}, false, false, TF_FLOAT, &two, false, "300x300x1024, 2 units",
+              packed);
+    CheckGemm({40, 200, 2048}, false, false, TF_BFLOAT16, nullptr, false, "40x200x2048 bfloat16",
+              packed);
+    const Shape3 own{130, 300, 100};
+    const int64_t nr = PackedKernel(shape).nr;
+    ASSERT_LT(gemm::CeilDiv(own.n, nr) * nr * own.k, gemm::kSharedPackedBFloats);
+    ASSERT_EQ(gemm::PackedDriverColumnSlices(own.m, own.n, nr, gemm::Participants(&two)), 1);
+    CheckGemm(own, false, false, TF_FLOAT, &two, true,
+              "130x300x100, rows 1024 apart, 2 units, accumulate", packed, 1024);
+    CheckGemm({60, 100, 1000}, false, false, TF_FLOAT, &two, false, "60x100x1000, rows 1024 apart",
+              packed, 1024);
+  }
 }
 
 // The pass is for rows sharing cache sets whose chunks cannot copy the
@@ -459,26 +487,28 @@ TEST(PackedDriverColumnSlices, OnePerUnitWhereBIsAtLeastAsWideAsAIsTall) {
 // beside the caller) each cut it; one K block (K = 260: every transpose,
 // accumulating, bfloat16 with B packed by PackB) and two (K = 1100).
 TEST_F(GemmTest, PackedDriverColumnSlicesOnTwoAndThreeUnits) {
-  const int64_t nr = gemm::CurrentMicroKernel().nr;
   ComputeUnits two(2, std::chrono::microseconds(50));
   ComputeUnits three(3, std::chrono::microseconds(50));
-  const Driver packed = kDrivers[1];
-  const Shape3 s{150, 260, 33 * nr + 3};
-  for (ComputeUnits* units : {&two, &three}) {
-    const int parts = gemm::Participants(units);
-    ASSERT_EQ(gemm::PackedDriverColumnSlices(s.m, s.n, nr, parts), parts);
+  for (const gemm::TileShape shape : kTileShapes) {
+    const int64_t nr = PackedKernel(shape).nr;
+    const Driver& packed = PackedDriver(shape);
+    const Shape3 s{150, 260, 33 * nr + 3};
+    for (ComputeUnits* units : {&two, &three}) {
+      const int parts = gemm::Participants(units);
+      ASSERT_EQ(gemm::PackedDriverColumnSlices(s.m, s.n, nr, parts), parts);
+    }
+    for (int t = 0; t < 4; ++t) {
+      CheckGemm(s, t & 1, t & 2, TF_FLOAT, &two, false,
+                Describe(s, t & 1, t & 2, TF_FLOAT, 2, SimdTargetName()), packed);
+    }
+    CheckGemm(s, false, false, TF_FLOAT, &three, true,
+              Describe(s, false, false, TF_FLOAT, 3, SimdTargetName()) + " accumulate", packed);
+    CheckGemm(s, false, true, TF_BFLOAT16, &two, false,
+              Describe(s, false, true, TF_BFLOAT16, 2, SimdTargetName()), packed);
+    const Shape3 two_blocks{150, 1100, 33 * nr + 3};
+    CheckGemm(two_blocks, false, false, TF_FLOAT, &two, false,
+              Describe(two_blocks, false, false, TF_FLOAT, 2, SimdTargetName()), packed);
   }
-  for (int t = 0; t < 4; ++t) {
-    CheckGemm(s, t & 1, t & 2, TF_FLOAT, &two, false,
-              Describe(s, t & 1, t & 2, TF_FLOAT, 2, SimdTargetName()), packed);
-  }
-  CheckGemm(s, false, false, TF_FLOAT, &three, true,
-            Describe(s, false, false, TF_FLOAT, 3, SimdTargetName()) + " accumulate", packed);
-  CheckGemm(s, false, true, TF_BFLOAT16, &two, false,
-            Describe(s, false, true, TF_BFLOAT16, 2, SimdTargetName()), packed);
-  const Shape3 two_blocks{150, 1100, 33 * nr + 3};
-  CheckGemm(two_blocks, false, false, TF_FLOAT, &two, false,
-            Describe(two_blocks, false, false, TF_FLOAT, 2, SimdTargetName()), packed);
 }
 
 // The B panel width beside a tile of mr rows in the kernels: 16 beside 6
@@ -689,11 +719,10 @@ TEST_F(GemmTest, NarrowBInPlaceOrPackedOnOneTwoThreeUnits) {
   // A's rows 4 KiB apart (K = 1024, RowsShareCacheSets): the pairs of
   // panels run the kernel that fetches no rows ahead; on two units and
   // accumulating.
-  const Driver& narrow_b = kDrivers[3];
   CheckGemm({200, 1024, 128}, false, false, TF_FLOAT, &two, true, "200x1024x128 A rows 4 KiB apart",
-            narrow_b);
+            kNarrowB);
   CheckGemm({150, 1024, 100}, false, false, TF_FLOAT, nullptr, false,
-            "150x1024x100 A rows 4 KiB apart", narrow_b);
+            "150x1024x100 A rows 4 KiB apart", kNarrowB);
   CheckGemm({300, 700, 33}, false, true, TF_FLOAT, &two, true, "300x700x33 B^T accumulate");
   CheckGemm({300, 700, 33}, false, false, TF_BFLOAT16, &two, false, "300x700x33 bfloat16");
   // A transposed and N leaving panels part empty: Gemm computes C^T = B^T A^T.
@@ -723,13 +752,26 @@ TEST_F(GemmTest, NarrowBColsFollowPanelPairs) {
 // with AVX-512's 32 registers, else 6; the row kernels' tallest tile is 8
 // there (their pointers and fetches are per row), else 6.
 TEST_F(GemmTest, MicroKernelShapePerTarget) {
+  std::string error;
   for (const std::string& target : AvailableSimdTargets()) {
     Select(target);
+    ASSERT_TRUE(gemm::SelectPackedTileShape("tall", &error)) << error;
     const std::string name = gemm::MicroKernelName();
     EXPECT_EQ(name.rfind(target == "HWY_SCALAR" ? "SCALAR" : target, 0), 0u) << name;
     const bool avx512 = target.rfind("AVX3", 0) == 0;
     EXPECT_NE(name.find(avx512 ? " 12x" : " 6x"), std::string::npos) << name;
     EXPECT_EQ(gemm::CurrentMicroKernel().mr, avx512 ? 12 : 6) << name;
+    // The wide tile, AVX-512 only: elsewhere the tall one stands in.
+    const gemm::MicroKernel wide = PackedKernel(gemm::TileShape::kWide);
+    EXPECT_EQ(wide.mr, 6) << target;
+    EXPECT_EQ(wide.nr, (avx512 ? 2 : 1) * gemm::CurrentMicroKernel().nr) << target;
+    ASSERT_TRUE(gemm::SelectPackedTileShape("wide", &error)) << error;
+    EXPECT_EQ(gemm::MicroKernelName(), std::string(wide.target) + " 6x" + std::to_string(wide.nr));
+    ASSERT_TRUE(gemm::SelectPackedTileShape("tall", &error)) << error;
+    EXPECT_EQ(gemm::MicroKernelName(), name) << target;
+    ASSERT_TRUE(gemm::SelectPackedTileShape("auto", &error)) << error;
+    EXPECT_FALSE(gemm::SelectPackedTileShape("square", &error));
+    EXPECT_NE(error.find("VACC_GEMM_TILE='square'"), std::string::npos) << error;
     // The half-width kernels (a narrow B): half the panel, down to one lane.
     const int full = gemm::CurrentMicroKernel().nr;
     EXPECT_EQ(gemm::CurrentMicroKernel(true).nr, full >= 4 ? full / 2 : full) << target;
@@ -901,6 +943,11 @@ TEST_F(GemmTest, PackingAKernelPacksAsMatrixAPack) {
     const gemm::MicroKernel grouped = gemm::CurrentMicroKernel(false, gemm::APanels::kGroups);
     EXPECT_EQ(grouped.a_panels == gemm::APanels::kGroups, target.rfind("AVX", 0) == 0) << target;
     check(grouped, target + " (grouped set)");
+    // The wide tile (6 x 64 on AVX-512; the tall one elsewhere).
+    check(gemm::CurrentMicroKernel(false, gemm::APanels::kInterleaved, gemm::TileShape::kWide),
+          target + " (wide)");
+    check(gemm::CurrentMicroKernel(false, gemm::APanels::kGroups, gemm::TileShape::kWide),
+          target + " (wide, grouped set)");
   }
 }
 
@@ -946,34 +993,37 @@ TEST(PackB, LaysOutEveryWidthAndDepthAsTheHeaderSays) {
 TEST_F(GemmTest, PackedKernelFetchingTheNextPanelComputesTheSameTile) {
   for (const std::string& target : AvailableSimdTargets()) {
     Select(target);
-    const gemm::MicroKernel uk = gemm::CurrentMicroKernel();
-    for (int64_t kc : {1, 4, 7, 37, 64}) {
-      std::vector<float> a_panel(static_cast<size_t>(kc * uk.mr));
-      std::vector<float> b_panel(static_cast<size_t>(kc * uk.nr));
-      for (size_t i = 0; i < a_panel.size(); ++i) a_panel[i] = 0.25f * static_cast<float>(i % 7);
-      for (size_t i = 0; i < b_panel.size(); ++i) b_panel[i] = 0.5f - static_cast<float>(i % 5);
-      // All the kernel may fetch, and a line more.
-      const size_t next_floats =
-          static_cast<size_t>(gemm::FetchedFloats(kc) + gemm::kFetchLineFloats);
-      const std::vector<float> nan_panel(next_floats, std::numeric_limits<float>::quiet_NaN());
-      std::vector<float> next = nan_panel;
-      for (int m : {1, uk.mr}) {
-        for (int n : {1, uk.nr}) {
-          for (bool accumulate : {false, true}) {
-            std::vector<float> plain(static_cast<size_t>(uk.mr * uk.nr), 1.0f);
-            std::vector<float> fetching = plain;
-            uk.run(kc, a_panel.data(), b_panel.data(), plain.data(), uk.nr, m, n, accumulate,
-                   nullptr, nullptr);
-            uk.run(kc, a_panel.data(), b_panel.data(), fetching.data(), uk.nr, m, n, accumulate,
-                   next.data(), nullptr);
-            for (size_t i = 0; i < plain.size(); ++i) {
-              ASSERT_EQ(std::memcmp(&plain[i], &fetching[i], sizeof(float)), 0)
-                  << target << " kc " << kc << " m " << m << " n " << n
-                  << (accumulate ? " accumulating" : "") << ": C[" << i << "] " << plain[i]
-                  << " without the fetch, " << fetching[i] << " with it";
+    for (const gemm::TileShape shape : kTileShapes) {
+      const gemm::MicroKernel uk = PackedKernel(shape);
+      for (int64_t kc : {1, 4, 7, 37, 64}) {
+        std::vector<float> a_panel(static_cast<size_t>(kc * uk.mr));
+        std::vector<float> b_panel(static_cast<size_t>(kc * uk.nr));
+        for (size_t i = 0; i < a_panel.size(); ++i) a_panel[i] = 0.25f * static_cast<float>(i % 7);
+        for (size_t i = 0; i < b_panel.size(); ++i) b_panel[i] = 0.5f - static_cast<float>(i % 5);
+        // All the kernel may fetch, and a line more.
+        const size_t next_floats =
+            static_cast<size_t>(gemm::FetchedFloats(kc) + gemm::kFetchLineFloats);
+        const std::vector<float> nan_panel(next_floats, std::numeric_limits<float>::quiet_NaN());
+        std::vector<float> next = nan_panel;
+        for (int m : {1, uk.mr}) {
+          for (int n : {1, uk.nr}) {
+            for (bool accumulate : {false, true}) {
+              std::vector<float> plain(static_cast<size_t>(uk.mr * uk.nr), 1.0f);
+              std::vector<float> fetching = plain;
+              uk.run(kc, a_panel.data(), b_panel.data(), plain.data(), uk.nr, m, n, accumulate,
+                     nullptr, nullptr);
+              uk.run(kc, a_panel.data(), b_panel.data(), fetching.data(), uk.nr, m, n, accumulate,
+                     next.data(), nullptr);
+              for (size_t i = 0; i < plain.size(); ++i) {
+                ASSERT_EQ(std::memcmp(&plain[i], &fetching[i], sizeof(float)), 0)
+                    << target << " " << uk.mr << "x" << uk.nr << " kc " << kc << " m " << m << " n "
+                    << n << (accumulate ? " accumulating" : "") << ": C[" << i << "] " << plain[i]
+                    << " without the fetch, " << fetching[i] << " with it";
+              }
+              ASSERT_EQ(std::memcmp(next.data(), nan_panel.data(), next_floats * sizeof(float)), 0)
+                  << target << " " << uk.mr << "x" << uk.nr << " kc " << kc
+                  << ": the fetched panel changed";
             }
-            ASSERT_EQ(std::memcmp(next.data(), nan_panel.data(), next_floats * sizeof(float)), 0)
-                << target << " kc " << kc << ": the fetched panel changed";
           }
         }
       }
@@ -990,37 +1040,41 @@ TEST_F(GemmTest, PackedKernelFetchingTheNextPanelComputesTheSameTile) {
 TEST_F(GemmTest, PackedKernelCopyingTheNextPanelComputesTheSameTile) {
   for (const std::string& target : AvailableSimdTargets()) {
     Select(target);
-    const gemm::MicroKernel uk = gemm::CurrentMicroKernel();
-    constexpr int64_t kLdb = 100;  // B's rows, wider than a panel
-    for (int64_t kc : {1, 4, 7, 37, 64}) {
-      std::vector<float> a_panel(static_cast<size_t>(kc * uk.mr));
-      std::vector<float> b_panel(static_cast<size_t>(kc * uk.nr));
-      for (size_t i = 0; i < a_panel.size(); ++i) a_panel[i] = 0.25f * static_cast<float>(i % 7);
-      for (size_t i = 0; i < b_panel.size(); ++i) b_panel[i] = 0.5f - static_cast<float>(i % 5);
-      for (int64_t rows : {int64_t{0}, int64_t{1}, kc / 4, kc / 4 + 1, 2 * kc + 3}) {
-        std::vector<float> b(static_cast<size_t>((rows + 1) * kLdb));
-        for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i) + 0.5f;
-        // The destination, 64-byte aligned as a packed panel is, with a
-        // row more to show a write past the end.
-        std::vector<float> storage(static_cast<size_t>((rows + 1) * uk.nr + 16), -1.0f);
-        const uintptr_t misaligned = reinterpret_cast<uintptr_t>(storage.data()) / 4 % 16;
-        float* dst = storage.data() + (16 - misaligned) % 16;
-        const gemm::PanelCopy copy{b.data() + 3, kLdb, dst, rows};
-        for (bool accumulate : {false, true}) {
-          std::vector<float> plain(static_cast<size_t>(uk.mr * uk.nr), 1.0f);
-          std::vector<float> copying = plain;
-          uk.run(kc, a_panel.data(), b_panel.data(), plain.data(), uk.nr, uk.mr, uk.nr,
-                 accumulate, nullptr, nullptr);
-          uk.run(kc, a_panel.data(), b_panel.data(), copying.data(), uk.nr, uk.mr, uk.nr,
-                 accumulate, nullptr, &copy);
-          ASSERT_EQ(std::memcmp(plain.data(), copying.data(), plain.size() * sizeof(float)), 0)
-              << target << " kc " << kc << " rows " << rows << ": the copy changed the tile";
-          for (int64_t r = 0; r <= rows; ++r) {
-            for (int j = 0; j < uk.nr; ++j) {
-              const float expected = r < rows ? b[static_cast<size_t>(r * kLdb + 3 + j)] : -1.0f;
-              ASSERT_EQ(dst[r * uk.nr + j], expected)
-                  << target << " kc " << kc << " rows " << rows << ": panel row " << r
-                  << ", column " << j << (r == rows ? " (past the copy)" : "");
+    for (const gemm::TileShape shape : kTileShapes) {
+      const gemm::MicroKernel uk = PackedKernel(shape);
+      constexpr int64_t kLdb = 100;  // B's rows, wider than a panel
+      for (int64_t kc : {1, 4, 7, 37, 64}) {
+        std::vector<float> a_panel(static_cast<size_t>(kc * uk.mr));
+        std::vector<float> b_panel(static_cast<size_t>(kc * uk.nr));
+        for (size_t i = 0; i < a_panel.size(); ++i) a_panel[i] = 0.25f * static_cast<float>(i % 7);
+        for (size_t i = 0; i < b_panel.size(); ++i) b_panel[i] = 0.5f - static_cast<float>(i % 5);
+        for (int64_t rows : {int64_t{0}, int64_t{1}, kc / 4, kc / 4 + 1, 2 * kc + 3}) {
+          std::vector<float> b(static_cast<size_t>((rows + 1) * kLdb));
+          for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i) + 0.5f;
+          // The destination, 64-byte aligned as a packed panel is, with a
+          // row more to show a write past the end.
+          std::vector<float> storage(static_cast<size_t>((rows + 1) * uk.nr + 16), -1.0f);
+          const uintptr_t misaligned = reinterpret_cast<uintptr_t>(storage.data()) / 4 % 16;
+          float* dst = storage.data() + (16 - misaligned) % 16;
+          const gemm::PanelCopy copy{b.data() + 3, kLdb, dst, rows};
+          for (bool accumulate : {false, true}) {
+            std::vector<float> plain(static_cast<size_t>(uk.mr * uk.nr), 1.0f);
+            std::vector<float> copying = plain;
+            uk.run(kc, a_panel.data(), b_panel.data(), plain.data(), uk.nr, uk.mr, uk.nr,
+                   accumulate, nullptr, nullptr);
+            uk.run(kc, a_panel.data(), b_panel.data(), copying.data(), uk.nr, uk.mr, uk.nr,
+                   accumulate, nullptr, &copy);
+            ASSERT_EQ(std::memcmp(plain.data(), copying.data(), plain.size() * sizeof(float)), 0)
+                << target << " " << uk.mr << "x" << uk.nr << " kc " << kc << " rows " << rows
+                << ": the copy changed the tile";
+            for (int64_t r = 0; r <= rows; ++r) {
+              for (int j = 0; j < uk.nr; ++j) {
+                const float expected = r < rows ? b[static_cast<size_t>(r * kLdb + 3 + j)] : -1.0f;
+                ASSERT_EQ(dst[r * uk.nr + j], expected)
+                    << target << " " << uk.mr << "x" << uk.nr << " kc " << kc << " rows " << rows
+                    << ": panel row " << r << ", column " << j
+                    << (r == rows ? " (past the copy)" : "");
+              }
             }
           }
         }

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -77,21 +78,40 @@ std::string SimdTargetName() {
   return TargetName(hwy::SupportedAndGeneratedTargets().front());
 }
 
-bool HostCpuIsAmd() {
+namespace {
+// cpuid's vendor string ("GenuineIntel", "AuthenticAMD"); empty off x86.
+std::string CpuVendor() {
 #if defined(__x86_64__) || defined(__i386__)
-  static const bool amd = [] {
-    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-    if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) == 0) return false;
-    char vendor[13] = {};
-    std::memcpy(vendor, &ebx, 4);
-    std::memcpy(vendor + 4, &edx, 4);
-    std::memcpy(vendor + 8, &ecx, 4);
-    return std::strcmp(vendor, "AuthenticAMD") == 0;
-  }();
-  return amd;
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) == 0) return "";
+  char vendor[13] = {};
+  std::memcpy(vendor, &ebx, 4);
+  std::memcpy(vendor + 4, &edx, 4);
+  std::memcpy(vendor + 8, &ecx, 4);
+  return vendor;
 #else
-  return false;
+  return "";
 #endif
+}
+}  // namespace
+
+bool HostCpuIsAmd() {
+  static const bool amd = CpuVendor() == "AuthenticAMD";
+  return amd;
+}
+
+int HostIntelModel() {
+  static const int model = []() -> int {
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (CpuVendor() != "GenuineIntel" || __get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0) return -1;
+    if (((eax >> 8) & 0xf) != 6) return -1;  // family
+    return static_cast<int>(((eax >> 12) & 0xf0) | ((eax >> 4) & 0xf));
+#else
+    return -1;
+#endif
+  }();
+  return model;
 }
 
 }  // namespace vacc

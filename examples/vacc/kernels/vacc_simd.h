@@ -42,6 +42,10 @@ std::vector<std::string> AvailableSimdTargets();
 // Highway (1.0.3) has no Zen4 target to tell them apart at compile time.
 bool HostCpuIsAmd();
 
+// The model number of an Intel x86 CPU of family 6 (cpuid's, with the
+// extended model: 106 for an Ice Lake server Xeon), -1 on any other CPU.
+int HostIntelModel();
+
 }  // namespace vacc
 
 #endif  // VACC_KERNELS_VACC_SIMD_H_

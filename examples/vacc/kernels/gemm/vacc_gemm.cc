@@ -242,8 +242,10 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   // A row-major one into grouped panels: packing those is a copy of four
   // values per row (APanels, vacc_gemm_microkernel.h).
   const bool a_rows_in_place = a_in_place != nullptr && a_in_place->col_stride == 1;
-  const MicroKernel uk = CurrentMicroKernel(
-      /*half_width=*/false, a_rows_in_place ? APanels::kGroups : APanels::kInterleaved);
+  const MicroKernel uk =
+      CurrentMicroKernel(/*half_width=*/false,
+                         a_rows_in_place ? APanels::kGroups : APanels::kInterleaved,
+                         PackedDriverTileShape());
   const int64_t mr = uk.mr, nr = uk.nr;
   const int parts = Participants(units);
   // A B at least as wide as A is tall is cut into column slices, one per
@@ -475,7 +477,7 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
 }
 
 std::string MicroKernelName() {
-  const MicroKernel uk = CurrentMicroKernel();
+  const MicroKernel uk = CurrentMicroKernel(false, APanels::kInterleaved, PackedDriverTileShape());
   return std::string(uk.target) + " " + std::to_string(uk.mr) + "x" + std::to_string(uk.nr);
 }
 

@@ -7,7 +7,10 @@
 // (2 FMA pipes x 4 cycles latency on Zen3 need at least 8). On AVX2 that is
 // 6x16 floats, per k: 2 loads of B, 6 broadcasts of A, 12 FMAs. AVX-512
 // has 32 registers, and MR is 12 (kPackedTileRows): 12x32 floats, 24
-// accumulators, per k 2 loads of B and 12 broadcasts for 24 FMAs.
+// accumulators, per k 2 loads of B and 12 broadcasts for 24 FMAs. That is
+// the tall tile; AVX-512 also has a wide one, 6 x 64 (TileShape::kWide,
+// kWideTileRows: 4 loads of B and 6 broadcasts for 24 FMAs), which the
+// packed driver takes where it measured faster (WideTilePays).
 // TODO(vendor): a device's matrix unit takes this tile (or a bigger one).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/gemm/vacc_gemm_microkernel.cc"
@@ -15,8 +18,10 @@
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 #include "kernels/gemm/vacc_gemm_microkernel.h"
 #include "kernels/gemm/vacc_gemm_tags-inl.h"
@@ -69,8 +74,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 // 0.94 / 0.76, 6 x 64 0.94 / 0.78: the fewer loads per FMA (10 per 16 at
 // 8 x 32, 14 per 24 at 12 x 32, 10 per 24 at 6 x 64), the faster. 12 rows
 // keep NR = 32, so B's packed panels, the copies and fetch walks of
-// vacc_gemm.cc and every driver stay as they are (8 x 48 and 6 x 64 would
-// not). This kernel with 12 rows against 8, whole calls alternating call
+// vacc_gemm.cc and every driver stay as they are (the packed driver's
+// wide tile, later, takes 64: WideTilePays has its figures). This kernel with 12 rows against 8, whole calls alternating call
 // by call in one process (operands hot, medians of 30 rounds; M x K x N),
 // one unit: 256^3 1.027x, 512^3 1.056x, 1024^3 1.055x, 256 x 1024 x 1024
 // 1.036x, 2048^3 1.062x, 256 x 784 x 512 1.047x, 300 x 500 x 700 1.029x,
@@ -86,6 +91,10 @@ namespace hn = hwy::HWY_NAMESPACE;
 // (kTileRows): they hold a pointer per row of A in place.
 constexpr int kMaxMR = 12;
 static_assert(kPackedTileRows <= kMaxMR, "the kernel names accumulators for 12 rows");
+// Rows of the wide tile (TileShape::kWide, AVX-512 only): 6 rows of four
+// vectors, 24 accumulators + 4 B vectors + 1 broadcast A value.
+constexpr int kWideTileRows = 6;
+static_assert(kWideTileRows * 4 <= kMaxMR * 2, "an edge tile's buffer holds either shape");
 // How far ahead of the row it packs KernelPackingF32 fetches B's rows.
 constexpr int64_t kPrefetchRows = 16;
 // How far ahead of the row it copies the plain kernel fetches B's rows
@@ -143,7 +152,7 @@ constexpr bool kGroupsPanels = kAsked == APanels::kGroups && HWY_NATIVE_FMA;
 // packed layout has it, for the tiles after this one.
 // fetch_l2: see MicroKernel::run (NULL: nothing to fetch); kFetchToL1:
 // with prefetcht0 rather than prefetcht2 (FetchWalkToL1).
-template <class D, int kMR, bool kPackB, ASource kA, APanels kLayout,
+template <class D, int kMR, int kVecs, bool kPackB, ASource kA, APanels kLayout,
           bool kFetchToL1 = false, bool kCopy = false>
 HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
                        float* HWY_RESTRICT a_packed, const float* HWY_RESTRICT b,
@@ -152,6 +161,11 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
                        const float* fetch_l2 = nullptr, const PanelCopy* copy = nullptr) {
   const D d;
   const size_t N = hn::Lanes(d);
+  // The tile is kMR rows of kVecs vectors (NR = kVecs * N): 2 (the tall
+  // tile), or 4 at 6 rows (the wide tile, kWideTileRows), whose rows 0-5
+  // take the accumulators of rows 6-11 for their third and fourth vectors.
+  static_assert(kVecs == 2 || (kVecs == 4 && kMR <= 6), "a tile has 24 accumulators at most");
+  const size_t NR = kVecs * N;
   // Rows of B to copy into the next panel (MicroKernel::run; the plain
   // kernel only), one per iteration of the unrolled k loop. A variant of
   // its own: the test and the pointers cost the plain kernel without a
@@ -192,6 +206,10 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   // stalling after it (~15% of a 256-deep tile on Zen3 otherwise).
   for (int r = 0; r < m; ++r) {
     hwy::Prefetch(c + r * ldc);
+    if (kVecs == 4) {  // the middle lines of a wide row
+      hwy::Prefetch(c + r * ldc + N);
+      hwy::Prefetch(c + r * ldc + 2 * N);
+    }
     hwy::Prefetch(c + r * ldc + n - 1);
   }
   // A short tile ends before those lines arrive from memory, and its store
@@ -206,7 +224,11 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   if (kc <= kShortTileK) {
     for (int r = 0; r < kMR; ++r) {
       hwy::Prefetch(c + (kMR + r) * ldc);
-      hwy::Prefetch(c + (kMR + r) * ldc + 2 * N - 1);
+      if (kVecs == 4) {
+        hwy::Prefetch(c + (kMR + r) * ldc + N);
+        hwy::Prefetch(c + (kMR + r) * ldc + 2 * N);
+      }
+      hwy::Prefetch(c + (kMR + r) * ldc + NR - 1);
     }
   }
   auto c00 = hn::Zero(d), c01 = hn::Zero(d), c10 = hn::Zero(d), c11 = hn::Zero(d);
@@ -222,21 +244,36 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   {                                                                              \
     const auto b0 = hn::LoadU(d, b + (K) * b_step);                              \
     const auto b1 = hn::LoadU(d, b + (K) * b_step + N);                          \
+    /* A tall tile's never loaded: b0 and b1 stand in. */                        \
+    const auto b2 = kVecs == 4 ? hn::LoadU(d, b + (K) * b_step + 2 * N) : b0;   \
+    const auto b3 = kVecs == 4 ? hn::LoadU(d, b + (K) * b_step + 3 * N) : b1;   \
     if (kPackB) {                                                                \
-      hn::Store(b0, d, b_packed + (K) * 2 * N);                                  \
-      hn::Store(b1, d, b_packed + (K) * 2 * N + N);                              \
+      hn::Store(b0, d, b_packed + (K) * NR);                                     \
+      hn::Store(b1, d, b_packed + (K) * NR + N);                                 \
+      if (kVecs == 4) {                                                          \
+        hn::Store(b2, d, b_packed + (K) * NR + 2 * N);                           \
+        hn::Store(b3, d, b_packed + (K) * NR + 3 * N);                           \
+        hwy::Prefetch(b + ((K) + kPrefetchRows) * b_step + N);                   \
+        hwy::Prefetch(b + ((K) + kPrefetchRows) * b_step + 2 * N);               \
+      }                                                                          \
       hwy::Prefetch(b + ((K) + kPrefetchRows) * b_step);                         \
-      hwy::Prefetch(b + ((K) + kPrefetchRows) * b_step + 2 * N - 1);             \
+      hwy::Prefetch(b + ((K) + kPrefetchRows) * b_step + NR - 1);                \
     }                                                                            \
-    VACC_GEMM_ROW(0, K, COPY, c00, c01) VACC_GEMM_ROW(1, K, COPY, c10, c11)      \
-    VACC_GEMM_ROW(2, K, COPY, c20, c21) VACC_GEMM_ROW(3, K, COPY, c30, c31)      \
-    VACC_GEMM_ROW(4, K, COPY, c40, c41) VACC_GEMM_ROW(5, K, COPY, c50, c51)      \
+    VACC_GEMM_ROW(0, K, COPY, c00, c01, c60, c61)                                \
+    VACC_GEMM_ROW(1, K, COPY, c10, c11, c70, c71)                                \
+    VACC_GEMM_ROW(2, K, COPY, c20, c21, c80, c81)                                \
+    VACC_GEMM_ROW(3, K, COPY, c30, c31, c90, c91)                                \
+    VACC_GEMM_ROW(4, K, COPY, c40, c41, c100, c101)                              \
+    VACC_GEMM_ROW(5, K, COPY, c50, c51, c110, c111)                              \
     if (kMR > 6) {                                                               \
-      VACC_GEMM_ROW(6, K, COPY, c60, c61) VACC_GEMM_ROW(7, K, COPY, c70, c71)    \
+      VACC_GEMM_ROW(6, K, COPY, c60, c61, c60, c61)                              \
+      VACC_GEMM_ROW(7, K, COPY, c70, c71, c70, c71)                              \
     }                                                                            \
     if (kMR > 8) {                                                               \
-      VACC_GEMM_ROW(8, K, COPY, c80, c81) VACC_GEMM_ROW(9, K, COPY, c90, c91)    \
-      VACC_GEMM_ROW(10, K, COPY, c100, c101) VACC_GEMM_ROW(11, K, COPY, c110, c111) \
+      VACC_GEMM_ROW(8, K, COPY, c80, c81, c80, c81)                              \
+      VACC_GEMM_ROW(9, K, COPY, c90, c91, c90, c91)                              \
+      VACC_GEMM_ROW(10, K, COPY, c100, c101, c100, c101)                         \
+      VACC_GEMM_ROW(11, K, COPY, c110, c111, c110, c111)                         \
     }                                                                            \
   }
   // Row R's part of a k step: its A value broadcast, times B's row. An A
@@ -245,7 +282,8 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   // grouped panel of a row-major A), the value then read from that copy.
 #define VACC_GEMM_PANEL_AT(R, K)                                                 \
   ((kGroups ? (R) * group_step + (K) : (K) * kMR + (R)))
-#define VACC_GEMM_ROW(R, K, COPY, V0, V1)                                        \
+// V2 and V3: a wide tile's third and fourth vectors (unused in a tall one).
+#define VACC_GEMM_ROW(R, K, COPY, V0, V1, V2, V3)                                \
   {                                                                              \
     const float* a_at = kGroupsAhead && !(COPY) ? a_packed + VACC_GEMM_PANEL_AT(R, K) \
                         : kInPlace              ? a##R + (K) * k_step            \
@@ -254,7 +292,11 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
     const auto av = hn::Set(d, *a_at);                                           \
     V0 = hn::MulAdd(av, b0, V0);                                                 \
     V1 = hn::MulAdd(av, b1, V1);                                                 \
-    if (kMR > 6) KeepInRegister(av);                                             \
+    if (kVecs == 4) {                                                            \
+      V2 = hn::MulAdd(av, b2, V2);                                               \
+      V3 = hn::MulAdd(av, b3, V3);                                               \
+    }                                                                            \
+    if (kMR > 6 || kVecs == 4) KeepInRegister(av);                               \
   }
   // With native FMA, unrolled x4 (constant offsets from a and b): one
   // pointer step and one loop test per 4 k steps. Each step uses only b0, b1
@@ -339,12 +381,16 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
     a += kGroups && (S) == 1 ? 1 : (S) * kMR;                                    \
   }                                                                              \
   b += (S) * b_step;                                                             \
-  if (kPackB) b_packed += (S) * 2 * N;
+  if (kPackB) b_packed += (S) * NR;
 #define VACC_GEMM_COPY_ROW                                                       \
   hn::Store(hn::LoadU(d, copy_src), d, copy_dst);                                \
   hn::Store(hn::LoadU(d, copy_src + N), d, copy_dst + N);                        \
+  if (kVecs == 4) {                                                              \
+    hn::Store(hn::LoadU(d, copy_src + 2 * N), d, copy_dst + 2 * N);              \
+    hn::Store(hn::LoadU(d, copy_src + 3 * N), d, copy_dst + 3 * N);              \
+  }                                                                              \
   copy_src += copy_ld;                                                           \
-  copy_dst += 2 * N;                                                             \
+  copy_dst += NR;                                                                \
   --copy_rows;
   int64_t k = 0;
   if (HWY_NATIVE_FMA) {
@@ -384,7 +430,11 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
         VACC_GEMM_COPY_ROW
         hwy::Prefetch(copy_src + kCopyAheadRows * copy_ld);
         hwy::Prefetch(copy_src + kCopyAheadRows * copy_ld + N);
-        hwy::Prefetch(copy_src + kCopyAheadRows * copy_ld + 2 * N - 1);
+        if (kVecs == 4) {
+          hwy::Prefetch(copy_src + kCopyAheadRows * copy_ld + 2 * N);
+          hwy::Prefetch(copy_src + kCopyAheadRows * copy_ld + 3 * N);
+        }
+        hwy::Prefetch(copy_src + kCopyAheadRows * copy_ld + NR - 1);
       }
       // Into L2 only (prefetcht2 on x86), unless kFetchToL1: the lines
       // are for later tiles, and would evict this tile's panels from L1.
@@ -422,20 +472,27 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   // buffer, then the m x n corner. Three plain paths rather than one with
   // per-store selects: with the selects GCC 12 spilled two accumulators
   // inside the unrolled k loop.
-  const bool full = m == kMR && static_cast<size_t>(n) == 2 * N;
-// STORE(r, v0, v1) for each of the tile's MR rows.
+  const bool full = m == kMR && static_cast<size_t>(n) == NR;
+// STORE(r, v0, v1, v2, v3) for each of the tile's MR rows (v2 and v3 as
+// VACC_GEMM_ROW's).
 #define VACC_GEMM_STORE_ALL(STORE)                                               \
-  STORE(0, c00, c01) STORE(1, c10, c11) STORE(2, c20, c21)                       \
-  STORE(3, c30, c31) STORE(4, c40, c41) STORE(5, c50, c51)                       \
-  if (kMR > 6) { STORE(6, c60, c61) STORE(7, c70, c71) }                       \
-  if (kMR > 8) {                                                               \
-    STORE(8, c80, c81) STORE(9, c90, c91) STORE(10, c100, c101) STORE(11, c110, c111) \
+  STORE(0, c00, c01, c60, c61) STORE(1, c10, c11, c70, c71)                      \
+  STORE(2, c20, c21, c80, c81) STORE(3, c30, c31, c90, c91)                      \
+  STORE(4, c40, c41, c100, c101) STORE(5, c50, c51, c110, c111)                  \
+  if (kMR > 6) { STORE(6, c60, c61, c60, c61) STORE(7, c70, c71, c70, c71) }     \
+  if (kMR > 8) {                                                                 \
+    STORE(8, c80, c81, c80, c81) STORE(9, c90, c91, c90, c91)                    \
+    STORE(10, c100, c101, c100, c101) STORE(11, c110, c111, c110, c111)          \
   }
-#define VACC_GEMM_ADD_TO_C(R, V0, V1)                                            \
+#define VACC_GEMM_ADD_TO_C(R, V0, V1, V2, V3)                                    \
   {                                                                              \
     float* row = c + (R) * ldc;                                                  \
     hn::StoreU(hn::Add(hn::LoadU(d, row), V0), d, row);                          \
     hn::StoreU(hn::Add(hn::LoadU(d, row + N), V1), d, row + N);                  \
+    if (kVecs == 4) {                                                            \
+      hn::StoreU(hn::Add(hn::LoadU(d, row + 2 * N), V2), d, row + 2 * N);        \
+      hn::StoreU(hn::Add(hn::LoadU(d, row + 3 * N), V3), d, row + 3 * N);        \
+    }                                                                            \
   }
 // The tile to OUT, rows LD apart (VACC_GEMM_STORE_ROW uses out and ld).
 #define VACC_GEMM_STORE_TO(OUT, LD)                                              \
@@ -444,9 +501,13 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
     const int64_t ld = (LD);                                                     \
     VACC_GEMM_STORE_ALL(VACC_GEMM_STORE_ROW)                                     \
   }
-#define VACC_GEMM_STORE_ROW(R, V0, V1)                                           \
+#define VACC_GEMM_STORE_ROW(R, V0, V1, V2, V3)                                   \
   hn::StoreU(V0, d, out + (R) * ld);                                             \
-  hn::StoreU(V1, d, out + (R) * ld + N);
+  hn::StoreU(V1, d, out + (R) * ld + N);                                         \
+  if (kVecs == 4) {                                                              \
+    hn::StoreU(V2, d, out + (R) * ld + 2 * N);                                   \
+    hn::StoreU(V3, d, out + (R) * ld + 3 * N);                                   \
+  }
   if (full) {
     if (accumulate) {
       VACC_GEMM_STORE_ALL(VACC_GEMM_ADD_TO_C)
@@ -456,90 +517,97 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
     return;
   }
   HWY_ALIGN float tile[kMaxMR * 2 * HWY_LANES(float)];
-  VACC_GEMM_STORE_TO(tile, static_cast<int64_t>(2 * N))
+  VACC_GEMM_STORE_TO(tile, static_cast<int64_t>(NR))
 #undef VACC_GEMM_STORE_ROW
 #undef VACC_GEMM_STORE_TO
 #undef VACC_GEMM_ADD_TO_C
 #undef VACC_GEMM_STORE_ALL
-  StoreTileCorner(tile, static_cast<int64_t>(2 * N), c, ldc, m, n, accumulate);
+  StoreTileCorner(tile, static_cast<int64_t>(NR), c, ldc, m, n, accumulate);
 }
 
-template <class D, int kMR, APanels kLayout, bool kFetchToL1>
+template <class D, int kMR, int kVecs, APanels kLayout, bool kFetchToL1>
 void KernelF32(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
                float* HWY_RESTRICT c, int64_t ldc, int m, int n, bool accumulate,
                const float* fetch_l2, const PanelCopy* copy) {
-  const int64_t nr = static_cast<int64_t>(2 * hn::Lanes(D()));
+  const int64_t nr = static_cast<int64_t>(kVecs * hn::Lanes(D()));
   if (copy != nullptr && copy->rows > 0) {
-    Kernel<D, kMR, false, kPacked, kLayout, kFetchToL1, true>(kc, a, 0, nullptr, b, nr, nullptr,
-                                                              c, ldc, m, n, accumulate, fetch_l2,
-                                                              copy);
+    Kernel<D, kMR, kVecs, false, kPacked, kLayout, kFetchToL1, true>(
+        kc, a, 0, nullptr, b, nr, nullptr, c, ldc, m, n, accumulate, fetch_l2, copy);
   } else {
-    Kernel<D, kMR, false, kPacked, kLayout, kFetchToL1>(kc, a, 0, nullptr, b, nr, nullptr, c, ldc,
-                                                        m, n, accumulate, fetch_l2);
+    Kernel<D, kMR, kVecs, false, kPacked, kLayout, kFetchToL1>(kc, a, 0, nullptr, b, nr, nullptr, c,
+                                                               ldc, m, n, accumulate, fetch_l2);
   }
 }
 
-template <class D, int kMR, APanels kLayout>
+template <class D, int kMR, int kVecs, APanels kLayout>
 void KernelPackingF32(int64_t kc, const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
-                      int64_t ldb, float* HWY_RESTRICT b_packed, float* HWY_RESTRICT c,
-                      int64_t ldc, int m, bool accumulate) {
-  const int nr = static_cast<int>(2 * hn::Lanes(D()));
-  Kernel<D, kMR, true, kPacked, kLayout>(kc, a, 0, nullptr, b, ldb, b_packed, c, ldc, m, nr,
-                                         accumulate);
+                      int64_t ldb, float* HWY_RESTRICT b_packed, float* HWY_RESTRICT c, int64_t ldc,
+                      int m, bool accumulate) {
+  const int nr = static_cast<int>(kVecs * hn::Lanes(D()));
+  Kernel<D, kMR, kVecs, true, kPacked, kLayout>(kc, a, 0, nullptr, b, ldb, b_packed, c, ldc, m, nr,
+                                                accumulate);
 }
 
-template <class D, int kMR, APanels kLayout, ASource kA>
+template <class D, int kMR, int kVecs, APanels kLayout, ASource kA>
 void KernelPackingAF32(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
                        float* HWY_RESTRICT a_packed, const float* HWY_RESTRICT b, int64_t ldb,
                        float* HWY_RESTRICT b_packed, float* HWY_RESTRICT c, int64_t ldc, int m,
                        int n, bool accumulate) {
-  const int nr = static_cast<int>(2 * hn::Lanes(D()));
+  const int nr = static_cast<int>(kVecs * hn::Lanes(D()));
   if (b_packed != nullptr) {
-    Kernel<D, kMR, true, kA, kLayout>(kc, a, a_step, a_packed, b, ldb, b_packed, c, ldc, m, nr,
-                                      accumulate);
+    Kernel<D, kMR, kVecs, true, kA, kLayout>(kc, a, a_step, a_packed, b, ldb, b_packed, c, ldc, m,
+                                             nr, accumulate);
   } else {
-    Kernel<D, kMR, false, kA, kLayout>(kc, a, a_step, a_packed, b, nr, nullptr, c, ldc, m, n,
-                                       accumulate);
+    Kernel<D, kMR, kVecs, false, kA, kLayout>(kc, a, a_step, a_packed, b, nr, nullptr, c, ldc, m, n,
+                                              accumulate);
   }
 }
 
-template <class D, int kMR, APanels kLayout>
+template <class D, int kMR, int kVecs, APanels kLayout>
 void KernelPackingAnyAF32(int64_t kc, const float* HWY_RESTRICT a, int64_t a_row_step,
                           int64_t a_k_step, float* HWY_RESTRICT a_packed,
                           const float* HWY_RESTRICT b, int64_t ldb, float* HWY_RESTRICT b_packed,
                           float* HWY_RESTRICT c, int64_t ldc, int m, int n, bool accumulate) {
   if (a_k_step == 1) {
-    KernelPackingAF32<D, kMR, kLayout, kRows>(kc, a, a_row_step, a_packed, b, ldb, b_packed, c,
-                                              ldc, m, n, accumulate);
+    KernelPackingAF32<D, kMR, kVecs, kLayout, kRows>(kc, a, a_row_step, a_packed, b, ldb, b_packed,
+                                                     c, ldc, m, n, accumulate);
   } else {
-    KernelPackingAF32<D, kMR, kLayout, kColumns>(kc, a, a_k_step, a_packed, b, ldb, b_packed, c,
-                                                 ldc, m, n, accumulate);
+    KernelPackingAF32<D, kMR, kVecs, kLayout, kColumns>(kc, a, a_k_step, a_packed, b, ldb, b_packed,
+                                                        c, ldc, m, n, accumulate);
   }
 }
 
-template <class D, int kMR, APanels kLayout>
+template <class D, int kMR, int kVecs, APanels kLayout>
 MicroKernel MakeMicroKernel(bool fetch_to_l1) {
   MicroKernel k;
   k.mr = kMR;
-  k.nr = static_cast<int>(2 * hn::Lanes(D()));
-  k.run = fetch_to_l1 ? &KernelF32<D, kMR, kLayout, true> : &KernelF32<D, kMR, kLayout, false>;
-  k.run_packing = &KernelPackingF32<D, kMR, kLayout>;
-  k.run_packing_a = &KernelPackingAnyAF32<D, kMR, kLayout>;
+  k.nr = static_cast<int>(kVecs * hn::Lanes(D()));
+  k.run = fetch_to_l1 ? &KernelF32<D, kMR, kVecs, kLayout, true>
+                      : &KernelF32<D, kMR, kVecs, kLayout, false>;
+  k.run_packing = &KernelPackingF32<D, kMR, kVecs, kLayout>;
+  k.run_packing_a = &KernelPackingAnyAF32<D, kMR, kVecs, kLayout>;
   k.a_panels = kGroupsPanels<kLayout> ? APanels::kGroups : APanels::kInterleaved;
   k.target = hwy::TargetName(HWY_TARGET);
   return k;
 }
 
-template <class D>
+template <class D, int kMR, int kVecs>
 MicroKernel MakeMicroKernelFor(APanels layout, bool fetch_to_l1) {
   return layout == APanels::kGroups
-             ? MakeMicroKernel<D, kPackedTileRows, APanels::kGroups>(fetch_to_l1)
-             : MakeMicroKernel<D, kPackedTileRows, APanels::kInterleaved>(fetch_to_l1);
+             ? MakeMicroKernel<D, kMR, kVecs, APanels::kGroups>(fetch_to_l1)
+             : MakeMicroKernel<D, kMR, kVecs, APanels::kInterleaved>(fetch_to_l1);
 }
 
-MicroKernel GetMicroKernel(bool half_width, APanels layout, bool fetch_to_l1) {
-  return half_width ? MakeMicroKernelFor<HalfTag>(layout, fetch_to_l1)
-                    : MakeMicroKernelFor<FullTag>(layout, fetch_to_l1);
+MicroKernel GetMicroKernel(bool half_width, APanels layout, bool fetch_to_l1, TileShape shape) {
+  if (half_width) return MakeMicroKernelFor<HalfTag, kPackedTileRows, 2>(layout, fetch_to_l1);
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  if (shape == TileShape::kWide) {
+    return MakeMicroKernelFor<FullTag, kWideTileRows, 4>(layout, fetch_to_l1);
+  }
+#else
+  (void)shape;  // no registers for a wide tile
+#endif
+  return MakeMicroKernelFor<FullTag, kPackedTileRows, 2>(layout, fetch_to_l1);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -576,10 +644,48 @@ namespace {
 // gained on an Intel Xeon (Emerald Rapids class; vacc_gemm.cc,
 // NextPanelSlice), where into L1 was not measured.
 bool FetchWalkToL1() { return HostCpuIsAmd(); }
+
+// Whether the packed driver's wide tile (TileShape::kWide) is the faster on
+// this host: on an Intel Xeon of the Ice Lake server class (models 106 and
+// 108), where a k step's loads cost the most (the bare tiles above). There
+// the packed driver ran, wide against tall, call by call in one process
+// (operands hot, medians of 25 rounds), one unit: 256^3 1.11x, 512^3
+// 1.04x, 1024^3 1.08x, 2048^3 1.04x, 256 x 1024 x 1024 1.08x, 256 x 784 x
+// 512 1.05x, 1024 x 256 x 512 1.07x; two units 1.04-1.26x (README). On
+// an Emerald Rapids Xeon the 6 x 64 tile in a simple driver gained nothing
+// (0.97-1.00x); AMD Zen4 was not measured.
+bool WideTilePays() {
+  const int model = HostIntelModel();
+  return model == 106 || model == 108;
+}
+
+// SelectPackedTileShape's choice: -1 for the host's (WideTilePays), else a
+// TileShape.
+std::atomic<int> g_packed_tile{-1};
 }  // namespace
 
-MicroKernel CurrentMicroKernel(bool half_width, APanels a_panels) {
-  return HWY_DYNAMIC_DISPATCH(GetMicroKernel)(half_width, a_panels, FetchWalkToL1());
+TileShape PackedDriverTileShape() {
+  const int chosen = g_packed_tile.load(std::memory_order_relaxed);
+  if (chosen >= 0) return static_cast<TileShape>(chosen);
+  static const TileShape host = WideTilePays() ? TileShape::kWide : TileShape::kTall;
+  return host;
+}
+
+bool SelectPackedTileShape(const std::string& choice, std::string* error) {
+  if (choice.empty() || choice == "auto") {
+    g_packed_tile.store(-1, std::memory_order_relaxed);
+  } else if (choice == "tall" || choice == "wide") {
+    const TileShape shape = choice == "wide" ? TileShape::kWide : TileShape::kTall;
+    g_packed_tile.store(static_cast<int>(shape), std::memory_order_relaxed);
+  } else {
+    *error = "VACC_GEMM_TILE='" + choice + "' is not a tile shape: choose auto, tall or wide";
+    return false;
+  }
+  return true;
+}
+
+MicroKernel CurrentMicroKernel(bool half_width, APanels a_panels, TileShape shape) {
+  return HWY_DYNAMIC_DISPATCH(GetMicroKernel)(half_width, a_panels, FetchWalkToL1(), shape);
 }
 
 namespace {

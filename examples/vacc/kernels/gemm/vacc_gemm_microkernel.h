@@ -8,6 +8,7 @@
 #define VACC_KERNELS_GEMM_VACC_GEMM_MICROKERNEL_H_
 
 #include <cstdint>
+#include <string>
 
 namespace vacc {
 namespace gemm {
@@ -58,6 +59,12 @@ struct PanelCopy {
   float* dst = nullptr;
   int64_t rows = 0;
 };
+
+// The shapes of the packed tile. kTall: MR rows of two vectors (12 x 32 on
+// AVX-512, 6 x 16 on AVX2). kWide: 6 rows of four vectors, 6 x 64, on
+// AVX-512 only: per k step 4 loads of B and 6 broadcasts of A for 24 FMAs,
+// where the tall tile takes 2 and 12. Its B panels are 64 wide.
+enum class TileShape { kTall, kWide };
 
 struct MicroKernel {
   int mr = 0;  // rows of the tile (A panel width)
@@ -118,8 +125,22 @@ struct MicroKernel {
 // run_packing_a writes. kGroups is for a float32 A in memory that the first
 // panel's tiles pack (PackedGemm); A packed by MatrixA::Pack (or any
 // PackableA) is kInterleaved.
+//
+// shape: the tile's shape (TileShape); a target without the one asked for
+// gives its tall tile, so callers read mr and nr from what they get.
 MicroKernel CurrentMicroKernel(bool half_width = false,
-                               APanels a_panels = APanels::kInterleaved);
+                               APanels a_panels = APanels::kInterleaved,
+                               TileShape shape = TileShape::kTall);
+
+// The shape of the packed driver's tile (PackedGemm) on this host: kWide
+// where it measured faster (vacc_gemm_microkernel.cc, WideTilePays), unless
+// SelectPackedTileShape chose otherwise. The other drivers keep kTall.
+TileShape PackedDriverTileShape();
+
+// Applies a VACC_GEMM_TILE value: "auto" (or empty: this host's choice),
+// "tall" or "wide". False, with *error naming the value and the choices,
+// for anything else. Process-wide, as VACC_SIMD.
+bool SelectPackedTileShape(const std::string& choice, std::string* error);
 
 // C[0..m) x [0..n) (+)= the first m x n of tile (rows ld apart): how the
 // micro-kernels store an edge tile, from a buffer. Out of line on purpose:
