@@ -1036,7 +1036,8 @@ TEST_F(GemmTest, PackedKernelFetchingTheNextPanelComputesTheSameTile) {
 // the panel's layout and nothing past it is written; the tile is bit for
 // bit the one computed without the copy; at depths around the unrolled
 // steps, with fewer rows than the k loop has iterations, as many, and more
-// (the rest copied after the loop), on every target.
+// (the rest copied after the loop), a row every iteration or every third
+// (PanelCopy::every), on every target.
 TEST_F(GemmTest, PackedKernelCopyingTheNextPanelComputesTheSameTile) {
   for (const std::string& target : AvailableSimdTargets()) {
     Select(target);
@@ -1051,29 +1052,32 @@ TEST_F(GemmTest, PackedKernelCopyingTheNextPanelComputesTheSameTile) {
         for (int64_t rows : {int64_t{0}, int64_t{1}, kc / 4, kc / 4 + 1, 2 * kc + 3}) {
           std::vector<float> b(static_cast<size_t>((rows + 1) * kLdb));
           for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i) + 0.5f;
-          // The destination, 64-byte aligned as a packed panel is, with a
-          // row more to show a write past the end.
-          std::vector<float> storage(static_cast<size_t>((rows + 1) * uk.nr + 16), -1.0f);
-          const uintptr_t misaligned = reinterpret_cast<uintptr_t>(storage.data()) / 4 % 16;
-          float* dst = storage.data() + (16 - misaligned) % 16;
-          const gemm::PanelCopy copy{b.data() + 3, kLdb, dst, rows};
-          for (bool accumulate : {false, true}) {
-            std::vector<float> plain(static_cast<size_t>(uk.mr * uk.nr), 1.0f);
-            std::vector<float> copying = plain;
-            uk.run(kc, a_panel.data(), b_panel.data(), plain.data(), uk.nr, uk.mr, uk.nr,
-                   accumulate, nullptr, nullptr);
-            uk.run(kc, a_panel.data(), b_panel.data(), copying.data(), uk.nr, uk.mr, uk.nr,
-                   accumulate, nullptr, &copy);
-            ASSERT_EQ(std::memcmp(plain.data(), copying.data(), plain.size() * sizeof(float)), 0)
-                << target << " " << uk.mr << "x" << uk.nr << " kc " << kc << " rows " << rows
-                << ": the copy changed the tile";
-            for (int64_t r = 0; r <= rows; ++r) {
-              for (int j = 0; j < uk.nr; ++j) {
-                const float expected = r < rows ? b[static_cast<size_t>(r * kLdb + 3 + j)] : -1.0f;
-                ASSERT_EQ(dst[r * uk.nr + j], expected)
-                    << target << " " << uk.mr << "x" << uk.nr << " kc " << kc << " rows " << rows
-                    << ": panel row " << r << ", column " << j
-                    << (r == rows ? " (past the copy)" : "");
+          for (int64_t every : {1, 3}) {
+            // The destination, 64-byte aligned as a packed panel is, with a
+            // row more to show a write past the end.
+            std::vector<float> storage(static_cast<size_t>((rows + 1) * uk.nr + 16), -1.0f);
+            const uintptr_t misaligned = reinterpret_cast<uintptr_t>(storage.data()) / 4 % 16;
+            float* dst = storage.data() + (16 - misaligned) % 16;
+            const gemm::PanelCopy copy{b.data() + 3, kLdb, dst, rows, every};
+            for (bool accumulate : {false, true}) {
+              std::vector<float> plain(static_cast<size_t>(uk.mr * uk.nr), 1.0f);
+              std::vector<float> copying = plain;
+              uk.run(kc, a_panel.data(), b_panel.data(), plain.data(), uk.nr, uk.mr, uk.nr,
+                     accumulate, nullptr, nullptr);
+              uk.run(kc, a_panel.data(), b_panel.data(), copying.data(), uk.nr, uk.mr, uk.nr,
+                     accumulate, nullptr, &copy);
+              ASSERT_EQ(std::memcmp(plain.data(), copying.data(), plain.size() * sizeof(float)), 0)
+                  << target << " " << uk.mr << "x" << uk.nr << " kc " << kc << " rows " << rows
+                  << " every " << every << ": the copy changed the tile";
+              for (int64_t r = 0; r <= rows; ++r) {
+                for (int j = 0; j < uk.nr; ++j) {
+                  const float expected =
+                      r < rows ? b[static_cast<size_t>(r * kLdb + 3 + j)] : -1.0f;
+                  ASSERT_EQ(dst[r * uk.nr + j], expected)
+                      << target << " " << uk.mr << "x" << uk.nr << " kc " << kc << " rows " << rows
+                      << " every " << every << ": panel row " << r << ", column " << j
+                      << (r == rows ? " (past the copy)" : "");
+                }
               }
             }
           }

@@ -185,11 +185,25 @@ const float* NextPanelSlice(PanelRef next_panel, int64_t tile, int64_t kc) {
 // 256 x 512 x 512 1.023-1.025x, 256 x 784 x 512 1.019-1.020x, 512^3
 // 1.011-1.015x, 300 x 500 x 700 1.014x, 256^3 1.00x; two units
 // 1.008-1.025x (examples/vacc/README.md has the rest). AMD not measured.
+// A tile's rows are spread over its whole k loop (PanelCopy::every: with
+// 13 tiles at kc = 1024, 79 rows, one every third iteration), not copied
+// one per iteration from its start, which asked L3 for a 6 x 64 tile's
+// 256-byte rows three times as fast. Ice Lake Xeon, one unit, the two
+// alternating call by call (medians of 20): the 6 x 64 tile 256 x 1024 x
+// 1024 1.04x (twice), 512 x 1024 x 1024 1.02x, 1024^3 1.01-1.02x, 2048^3
+// 1.01x, 256 x 1000 x 1000 1.03x, 256 x 784 x 512 1.05x, 512^3 1.03-1.04x;
+// the 12 x 32 tile 0.98-1.02x.
 class NextPanelCopy {
  public:
   NextPanelCopy() = default;
   NextPanelCopy(const float* src, int64_t ld, float* dst, int64_t nr, int64_t kc, int64_t tiles)
-      : src_(src), ld_(ld), dst_(dst), nr_(nr), kc_(kc), per_(CeilDiv(kc, tiles)) {}
+      : src_(src),
+        ld_(ld),
+        dst_(dst),
+        nr_(nr),
+        kc_(kc),
+        per_(CeilDiv(kc, tiles)),
+        every_(std::max<int64_t>(1, kc / kFetchKSteps / per_)) {}
   // Whether `tiles` tiles kc deep can copy kc rows at one row per
   // iteration of their k loop (kFetchKSteps steps).
   static bool Fits(int64_t tiles, int64_t kc) {
@@ -202,7 +216,7 @@ class NextPanelCopy {
     const int64_t row0 = t * per_;
     const int64_t rows = std::min(per_, kc_ - row0);
     if (rows <= 0) return nullptr;
-    slice_ = PanelCopy{src_ + row0 * ld_, ld_, dst_ + row0 * nr_, rows};
+    slice_ = PanelCopy{src_ + row0 * ld_, ld_, dst_ + row0 * nr_, rows, every_};
     return &slice_;
   }
 
@@ -211,6 +225,9 @@ class NextPanelCopy {
   int64_t ld_ = 0;
   float* dst_ = nullptr;
   int64_t nr_ = 0, kc_ = 0, per_ = 0;
+  // A tile's rows spread over its k loop (PanelCopy::every), not bunched at
+  // its start.
+  int64_t every_ = 1;
   PanelCopy slice_;
 };
 

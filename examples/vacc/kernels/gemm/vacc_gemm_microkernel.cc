@@ -175,6 +175,10 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   float* copy_dst = kMayCopy && copy != nullptr ? copy->dst : nullptr;
   const int64_t copy_ld = kMayCopy && copy != nullptr ? copy->ld : 0;
   int64_t copy_rows = kMayCopy && copy != nullptr ? copy->rows : 0;
+  // Iterations of the k loop from one copied row to the next (PanelCopy::
+  // every), counted down by copy_wait.
+  const int64_t copy_every = kMayCopy && copy != nullptr && copy->every > 1 ? copy->every : 1;
+  int64_t copy_wait = 1;
   constexpr bool kInPlace = kA != kPacked;
   // An A in place: the distance between rows, and between k steps.
   const int64_t row_step = kA == kRows ? a_step : 1;
@@ -426,7 +430,8 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
       VACC_GEMM_STEP(2, !kGroupsAhead) VACC_GEMM_STEP(3, !kGroupsAhead)
       // A row of the next panel, its source fetched kCopyAheadRows rows
       // ahead (it comes from L3 or memory).
-      if (kMayCopy && copy_rows > 0) {
+      if (kMayCopy && copy_rows > 0 && --copy_wait == 0) {
+        copy_wait = copy_every;
         VACC_GEMM_COPY_ROW
         hwy::Prefetch(copy_src + kCopyAheadRows * copy_ld);
         hwy::Prefetch(copy_src + kCopyAheadRows * copy_ld + N);

@@ -58,6 +58,9 @@ struct PanelCopy {
   int64_t ld = 0;
   float* dst = nullptr;
   int64_t rows = 0;
+  // Iterations of the k loop (kFetchKSteps k steps each) from one row to
+  // the next: the driver spreads a tile's rows over its whole k loop.
+  int64_t every = 1;
 };
 
 // The shapes of the packed tile. kTall: MR rows of two vectors (12 x 32 on
