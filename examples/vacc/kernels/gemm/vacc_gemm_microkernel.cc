@@ -75,8 +75,9 @@ namespace hn = hwy::HWY_NAMESPACE;
 // 8 x 32, 14 per 24 at 12 x 32, 10 per 24 at 6 x 64), the faster. 12 rows
 // keep NR = 32, so B's packed panels, the copies and fetch walks of
 // vacc_gemm.cc and every driver stay as they are (the packed driver's
-// wide tile, later, takes 64: WideTilePays has its figures). This kernel with 12 rows against 8, whole calls alternating call
-// by call in one process (operands hot, medians of 30 rounds; M x K x N),
+// wide tile, later, takes 64: WideTilePays has its figures). This kernel
+// with 12 rows against 8, whole calls alternating call by call in one
+// process (operands hot, medians of 30 rounds; M x K x N),
 // one unit: 256^3 1.027x, 512^3 1.056x, 1024^3 1.055x, 256 x 1024 x 1024
 // 1.036x, 2048^3 1.062x, 256 x 784 x 512 1.047x, 300 x 500 x 700 1.029x,
 // 1024 x 256 x 512 0.990x; two units: 256^3 1.025x, 512^3 1.089x, 1024^3
