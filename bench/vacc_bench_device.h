@@ -44,8 +44,8 @@ inline std::chrono::microseconds& DeviceSpin() {
 // the kernels and never run it: VACC_SIMD (VACC_SIMD=AVX2 times the AVX2
 // kernels on an AVX-512 machine), VACC_GEMM_TILE (the packed GEMM's tile)
 // and VACC_SPIN_US (DeviceSpin). Records them in the report's context
-// (bench/run prints them). False, having said
-// why, for a value the plugin would reject or this build or CPU cannot take.
+// (bench/run prints them). False, having said why, for a value the plugin
+// would reject or this build or CPU cannot take.
 inline bool ConfigureFromEnvironment() {
   vacc::Config config;
   std::string error;

@@ -260,9 +260,7 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   // values per row (APanels, vacc_gemm_microkernel.h).
   const bool a_rows_in_place = a_in_place != nullptr && a_in_place->col_stride == 1;
   const MicroKernel uk =
-      CurrentMicroKernel(/*half_width=*/false,
-                         a_rows_in_place ? APanels::kGroups : APanels::kInterleaved,
-                         PackedDriverTileShape());
+      PackedDriverMicroKernel(a_rows_in_place ? APanels::kGroups : APanels::kInterleaved);
   const int64_t mr = uk.mr, nr = uk.nr;
   const int parts = Participants(units);
   // A B at least as wide as A is tall is cut into column slices, one per
@@ -494,7 +492,7 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
 }
 
 std::string MicroKernelName() {
-  const MicroKernel uk = CurrentMicroKernel(false, APanels::kInterleaved, PackedDriverTileShape());
+  const MicroKernel uk = PackedDriverMicroKernel();
   return std::string(uk.target) + " " + std::to_string(uk.mr) + "x" + std::to_string(uk.nr);
 }
 

@@ -119,7 +119,8 @@ float LoadAsFloat(const void* data, TF_DataType dtype, int64_t i);
 void StoreFromFloat(const float* src, void* dst, TF_DataType dtype, int64_t n,
                     ComputeUnits* units);
 
-// The micro-kernel tile of the SIMD target selected now: "AVX2 6x16".
+// The packed driver's tile for the SIMD target and tile shape selected now
+// (PackedDriverMicroKernel): "AVX2 6x16", "AVX3 6x64".
 std::string MicroKernelName();
 
 }  // namespace gemm

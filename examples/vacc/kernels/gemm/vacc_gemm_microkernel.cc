@@ -677,6 +677,10 @@ TileShape PackedDriverTileShape() {
   return host;
 }
 
+MicroKernel PackedDriverMicroKernel(APanels a_panels) {
+  return CurrentMicroKernel(/*half_width=*/false, a_panels, PackedDriverTileShape());
+}
+
 bool SelectPackedTileShape(const std::string& choice, std::string* error) {
   if (choice.empty() || choice == "auto") {
     g_packed_tile.store(-1, std::memory_order_relaxed);

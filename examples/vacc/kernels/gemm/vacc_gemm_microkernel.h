@@ -140,6 +140,10 @@ MicroKernel CurrentMicroKernel(bool half_width = false,
 // SelectPackedTileShape chose otherwise. The other drivers keep kTall.
 TileShape PackedDriverTileShape();
 
+// The packed driver's kernel: CurrentMicroKernel at full width with its A
+// panels laid out as a_panels, in PackedDriverTileShape's shape.
+MicroKernel PackedDriverMicroKernel(APanels a_panels = APanels::kInterleaved);
+
 // Applies a VACC_GEMM_TILE value: "auto" (or empty: this host's choice),
 // "tall" or "wide". False, with *error naming the value and the choices,
 // for anything else. Process-wide, as VACC_SIMD.
