@@ -399,7 +399,7 @@ TEST_F(GemmTest, SharedPackedBOnTwoAndThreeUnits) {
   for (const gemm::TileShape shape : kTileShapes) {
     const gemm::MicroKernel uk = PackedKernel(shape);
     ASSERT_GE(gemm::CeilDiv(s.n, uk.nr) * uk.nr * s.k, gemm::kSharedPackedBFloats);
-    ASSERT_EQ(gemm::PackedDriverColumnSlices(s.m, s.n, uk.nr, 4), 1);
+    ASSERT_EQ(gemm::PackedDriverColumnSlices(s.m, s.n, uk.nr, 4, uk.shape), 1);
     // Long chunks with shared B: still two, so two units contend for panels.
     ASSERT_GE(
         gemm::PackedDriverChunks(s.m, uk.mr, uk.nr, 2, gemm::kSharedPackedBFloats, true).count, 2);
@@ -445,7 +445,9 @@ TEST_F(GemmTest, PackedDriverPacksBByPassWhenRowsShareCacheSets) {
     const Shape3 own{130, 300, 100};
     const int64_t nr = PackedKernel(shape).nr;
     ASSERT_LT(gemm::CeilDiv(own.n, nr) * nr * own.k, gemm::kSharedPackedBFloats);
-    ASSERT_EQ(gemm::PackedDriverColumnSlices(own.m, own.n, nr, gemm::Participants(&two)), 1);
+    ASSERT_EQ(gemm::PackedDriverColumnSlices(own.m, own.n, nr, gemm::Participants(&two),
+                                             PackedKernel(shape).shape),
+              1);
     CheckGemm(own, false, false, TF_FLOAT, &two, true,
               "130x300x100, rows 1024 apart, 2 units, accumulate", packed, 1024);
     CheckGemm({60, 100, 1000}, false, false, TF_FLOAT, &two, false, "60x100x1000, rows 1024 apart",
@@ -469,17 +471,26 @@ TEST(PacksOwnBByPass, WhereRowsShareSetsAndChunksCannotCopy) {
 }
 
 // The packed driver cuts B into one column slice per unit where B is at
-// least as wide as A is tall and each slice has kColumnSliceMinPanels
-// panels; otherwise (one participant, a taller A, too few panels) one.
+// least as wide as A is tall (with the wide tile, kWideTileSliceAspect
+// times as wide) and each slice has kColumnSliceMinPanels panels;
+// otherwise (one participant, a taller A, too few panels) one.
 TEST(PackedDriverColumnSlices, OnePerUnitWhereBIsAtLeastAsWideAsAIsTall) {
-  EXPECT_EQ(gemm::PackedDriverColumnSlices(512, 512, 32, 1), 1);  // alone
-  EXPECT_EQ(gemm::PackedDriverColumnSlices(512, 512, 32, 2), 2);  // 16 panels
-  EXPECT_EQ(gemm::PackedDriverColumnSlices(256, 256, 32, 2), 1);  // 8 panels: 4 each
-  EXPECT_EQ(gemm::PackedDriverColumnSlices(256, 256, 16, 2), 2);  // 16 panels of 16
-  EXPECT_EQ(gemm::PackedDriverColumnSlices(513, 512, 32, 2), 1);  // A taller than B is wide
-  EXPECT_EQ(gemm::PackedDriverColumnSlices(256, 784, 32, 3), 3);  // 25 panels for 24
-  EXPECT_EQ(gemm::PackedDriverColumnSlices(256, 736, 32, 3), 1);  // 23 panels
-  EXPECT_EQ(gemm::PackedDriverColumnSlices(0, 0, 32, 2), 1);      // empty
+  const gemm::TileShape tall = gemm::TileShape::kTall, wide = gemm::TileShape::kWide;
+  EXPECT_EQ(gemm::PackedDriverColumnSlices(512, 512, 32, 1, tall), 1);  // alone
+  EXPECT_EQ(gemm::PackedDriverColumnSlices(512, 512, 32, 2, tall), 2);  // 16 panels
+  EXPECT_EQ(gemm::PackedDriverColumnSlices(256, 256, 32, 2, tall), 1);  // 8 panels: 4 each
+  EXPECT_EQ(gemm::PackedDriverColumnSlices(256, 256, 16, 2, tall), 2);  // 16 panels of 16
+  EXPECT_EQ(gemm::PackedDriverColumnSlices(513, 512, 32, 2, tall), 1);  // A taller than B is wide
+  EXPECT_EQ(gemm::PackedDriverColumnSlices(256, 784, 32, 3, tall), 3);  // 25 panels for 24
+  EXPECT_EQ(gemm::PackedDriverColumnSlices(256, 736, 32, 3, tall), 1);  // 23 panels
+  EXPECT_EQ(gemm::PackedDriverColumnSlices(0, 0, 32, 2, tall), 1);      // empty
+  // The wide tile: B at least twice as wide as A is tall.
+  static_assert(gemm::kWideTileSliceAspect == 2, "the cases below are for 2");
+  EXPECT_EQ(gemm::PackedDriverColumnSlices(1024, 1024, 64, 2, wide), 1);  // square
+  EXPECT_EQ(gemm::PackedDriverColumnSlices(512, 1024, 64, 2, wide), 2);   // twice as wide
+  EXPECT_EQ(gemm::PackedDriverColumnSlices(513, 1024, 64, 2, wide), 1);
+  EXPECT_EQ(gemm::PackedDriverColumnSlices(256, 1024, 64, 1, wide), 1);  // alone
+  EXPECT_EQ(gemm::PackedDriverColumnSlices(256, 960, 64, 2, wide), 1);   // 15 panels
 }
 
 // Column slices computed: B 33 panels and 3 columns wide (the last slice
@@ -490,12 +501,13 @@ TEST_F(GemmTest, PackedDriverColumnSlicesOnTwoAndThreeUnits) {
   ComputeUnits two(2, std::chrono::microseconds(50));
   ComputeUnits three(3, std::chrono::microseconds(50));
   for (const gemm::TileShape shape : kTileShapes) {
-    const int64_t nr = PackedKernel(shape).nr;
+    const gemm::MicroKernel uk = PackedKernel(shape);
+    const int64_t nr = uk.nr;
     const Driver& packed = PackedDriver(shape);
     const Shape3 s{150, 260, 33 * nr + 3};
     for (ComputeUnits* units : {&two, &three}) {
       const int parts = gemm::Participants(units);
-      ASSERT_EQ(gemm::PackedDriverColumnSlices(s.m, s.n, nr, parts), parts);
+      ASSERT_EQ(gemm::PackedDriverColumnSlices(s.m, s.n, nr, parts, uk.shape), parts);
     }
     for (int t = 0; t < 4; ++t) {
       CheckGemm(s, t & 1, t & 2, TF_FLOAT, &two, false,
@@ -765,6 +777,8 @@ TEST_F(GemmTest, MicroKernelShapePerTarget) {
     const gemm::MicroKernel wide = PackedKernel(gemm::TileShape::kWide);
     EXPECT_EQ(wide.mr, 6) << target;
     EXPECT_EQ(wide.nr, (avx512 ? 2 : 1) * gemm::CurrentMicroKernel().nr) << target;
+    EXPECT_EQ(wide.shape, avx512 ? gemm::TileShape::kWide : gemm::TileShape::kTall) << target;
+    EXPECT_EQ(gemm::CurrentMicroKernel().shape, gemm::TileShape::kTall) << target;
     ASSERT_TRUE(gemm::SelectPackedTileShape("wide", &error)) << error;
     EXPECT_EQ(gemm::MicroKernelName(), std::string(wide.target) + " 6x" + std::to_string(wide.nr));
     ASSERT_TRUE(gemm::SelectPackedTileShape("tall", &error)) << error;

@@ -20,10 +20,11 @@
 //           for ir in chunk step MR      A panel from L2
 //             micro-kernel: MR x NR tile of C, in registers over KC
 //
-// With several units and a B at least as wide as A is tall (N >= M), the
-// units split B's columns instead (PackedDriverColumnSlices): each runs
-// these loops alone over all of M and its own slice of B, which only it
-// packs, so no packed block is shared and B is packed once.
+// With several units and a B at least as wide as A is tall (N >= M; twice
+// as wide with the wide tile, kWideTileSliceAspect), the units split B's
+// columns instead (PackedDriverColumnSlices): each runs these loops alone
+// over all of M and its own slice of B, which only it packs, so no packed
+// block is shared and B is packed once.
 //
 // Otherwise a unit packs its own A rows and writes its own rows of C, the
 // same rows call after call. Dynamic hand-out of tiles with shared packed
@@ -263,11 +264,11 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
       PackedDriverMicroKernel(a_rows_in_place ? APanels::kGroups : APanels::kInterleaved);
   const int64_t mr = uk.mr, nr = uk.nr;
   const int parts = Participants(units);
-  // A B at least as wide as A is tall is cut into column slices, one per
-  // unit, each running this driver alone on its columns
-  // (PackedDriverColumnSlices); ForEachParticipant lets a unit that is done
-  // take a slice another has not started.
-  const int64_t slices = PackedDriverColumnSlices(m, n, nr, parts);
+  // A B wide enough against A's height (PackedDriverColumnSlices) is cut
+  // into column slices, one per unit, each running this driver alone on
+  // its columns; ForEachParticipant lets a unit that is done take a slice
+  // another has not started.
+  const int64_t slices = PackedDriverColumnSlices(m, n, nr, parts, uk.shape);
   if (slices > 1) {
     const int64_t all_panels = CeilDiv(n, nr);
     ForEachParticipant(units, [&](int part) {

@@ -178,6 +178,20 @@
 //       0.89x, 1024 x 1024 x 256 0.95x, 512 x 256 x 512 0.96x, 784 x 256 x
 //       512 0.97x, 4096 x 256 x 512 0.99x, 2048 x 512 x 256 1.01x. Not
 //       measured on AMD.
+//   kWideTileSliceAspect  with the wide tile (TileShape::kWide, on Ice
+//       Lake server Xeons), column slices only where B is at least this
+//       many times as wide as A is tall: each slice's unit packs all of A,
+//       so at M = N the two units pack A twice, 1.5x the copying of row
+//       chunks with a shared B. There, two units, row chunks against
+//       slices: call by call in one process (medians of 21-31) 2048^3
+//       1.009-1.166x (four runs), 1024^3 1.007-1.028x (four), 384 x 1024 x
+//       1536 1.023x, 512 x 512 x 2048 1.000x, 256 x 1024 x 1024
+//       0.973-1.049x (three). Paired with oneDNN in bench_vacc_matmul
+//       (runs alternating, slices -> rows, medians of seven runs, ranges in
+//       brackets; t2 there spreads widely): 2048^3 0.952 [0.898-1.055] ->
+//       1.003 [0.836-1.138], 1024^3 1.044 [0.948-1.262] -> 1.068
+//       [1.013-1.168]; 256 x 1024 x 1024 (four runs) 1.01 -> 0.96, which
+//       keeps slices.
 //   kNarrowBCols  the most columns of B the narrow-B path takes
 //       (vacc_gemm_narrow_b.h). Measured on Zen3 against the packed driver
 //       (interleaved, medians): at 2 units 1.03x on 6272 x 256 x 128 (the 1x1
@@ -238,6 +252,7 @@ constexpr int64_t kSmallMRows = 128;
 constexpr int64_t kInPlaceMaxRows = 768;
 constexpr int64_t kInPlaceAFloats = int64_t{1} << 18;
 constexpr int64_t kColumnSliceMinPanels = 8;
+constexpr int64_t kWideTileSliceAspect = 2;
 constexpr int64_t kNarrowBCols = 128;
 constexpr int64_t kNarrowBColsWithoutPairs = 96;
 // Row chunks per participating unit in the narrow-B path: enough that the

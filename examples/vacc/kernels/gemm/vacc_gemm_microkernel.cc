@@ -604,6 +604,7 @@ MicroKernel MakeMicroKernel(bool fetch_to_l1) {
   k.run_packing = &KernelPackingF32<D, kMR, kVecs, kLayout>;
   k.run_packing_a = &KernelPackingAnyAF32<D, kMR, kVecs, kLayout>;
   k.a_panels = kGroupsPanels<kLayout> ? APanels::kGroups : APanels::kInterleaved;
+  k.shape = kVecs == 4 ? TileShape::kWide : TileShape::kTall;
   k.target = hwy::TargetName(HWY_TARGET);
   return k;
 }

@@ -112,6 +112,8 @@ struct MicroKernel {
   // CurrentMicroKernel was asked for, except that targets without native
   // FMA never group.
   APanels a_panels = APanels::kInterleaved;
+  // The tile's shape: kWide only where the target has the wide tile.
+  TileShape shape = TileShape::kTall;
   const char* target = "";
 };
 

@@ -242,14 +242,17 @@ inline RowChunks PackedDriverChunks(int64_t m, int64_t mr, int64_t nr, int parts
 }
 
 // How many column slices the packed driver cuts B into: one per
-// participant when B is at least as wide as A is tall (n >= m) and each
-// slice has kColumnSliceMinPanels panels of nr columns; 1 (row chunks over
-// all of B) otherwise. A slice's unit packs only its own columns of B and
+// participant when B is at least as wide as A is tall (n >= m; with the
+// wide tile, shape kWide, n >= kWideTileSliceAspect * m) and each slice
+// has kColumnSliceMinPanels panels of nr columns; 1 (row chunks over all
+// of B) otherwise. A slice's unit packs only its own columns of B and
 // all of A: where A is the smaller operand, that copies less than every
 // unit packing all of B (or sharing one packed B across cores), and no
 // packed block is shared (blocking.h).
-inline int64_t PackedDriverColumnSlices(int64_t m, int64_t n, int64_t nr, int parts) {
-  if (parts < 2 || m > n) return 1;
+inline int64_t PackedDriverColumnSlices(int64_t m, int64_t n, int64_t nr, int parts,
+                                        TileShape shape) {
+  const int64_t aspect = shape == TileShape::kWide ? kWideTileSliceAspect : 1;
+  if (parts < 2 || m * aspect > n) return 1;
   return CeilDiv(n, nr) >= kColumnSliceMinPanels * parts ? parts : 1;
 }
 
