@@ -443,10 +443,10 @@ TEST_F(GemmTest, PackedDriverPacksBByPassWhenRowsShareCacheSets) {
     CheckGemm({40, 200, 2048}, false, false, TF_BFLOAT16, nullptr, false, "40x200x2048 bfloat16",
               packed);
     const Shape3 own{130, 300, 100};
-    const int64_t nr = PackedKernel(shape).nr;
+    const gemm::MicroKernel uk = PackedKernel(shape);
+    const int64_t nr = uk.nr;
     ASSERT_LT(gemm::CeilDiv(own.n, nr) * nr * own.k, gemm::kSharedPackedBFloats);
-    ASSERT_EQ(gemm::PackedDriverColumnSlices(own.m, own.n, nr, gemm::Participants(&two),
-                                             PackedKernel(shape).shape),
+    ASSERT_EQ(gemm::PackedDriverColumnSlices(own.m, own.n, nr, gemm::Participants(&two), uk.shape),
               1);
     CheckGemm(own, false, false, TF_FLOAT, &two, true,
               "130x300x100, rows 1024 apart, 2 units, accumulate", packed, 1024);

@@ -221,6 +221,8 @@ HWY_INLINE void Kernel(int64_t kc, const float* HWY_RESTRICT a, int64_t a_step,
   // 25, spread against all here: the wide tile 2048^3 1.010-1.015x, 1024^3
   // 1.010x, 512^3 1.006-1.012x, 256 x 1024 x 1024 1.007x, 256 x 784 x 512
   // 0.999x; the tall tile 2048^3 1.007x, 512^3 1.004x).
+  static_assert(kShortTileK / kFetchKSteps >= kMR * kVecs,
+                "a deep tile's k loop has an iteration for each of its lines of C");
   const bool spread_c_fetch = HWY_NATIVE_FMA && kc > kShortTileK;
   const int64_t c_lines = static_cast<int64_t>(m) * kVecs;
   int64_t c_fetched = 0;
