@@ -35,6 +35,7 @@
 #include "kernels/gemm/vacc_gemm_panel_claims.h"
 #include "kernels/gemm/vacc_gemm_small_m.h"
 #include "kernels/gemm/vacc_gemm_split.h"
+#include "kernels/gemm/vacc_gemm_unit_l2.h"
 #include "kernels/vacc_half.h"
 #include "kernels/vacc_simd.h"
 #include "vacc_compute_units.h"
@@ -48,6 +49,10 @@ using gemm::Matrix;
 struct Shape3 {
   int64_t m, k, n;
 };
+
+// A packed B block's share of a unit's L2 in the rule tests: 1 Mi floats,
+// half of a 2 MiB L2 (the driver asks the host: UnitL2PackedBFloats).
+constexpr int64_t kL2Floats = int64_t{1} << 18;
 
 // Operands stored in `dtype`, with values exactly representable in it
 // (small integers over 8), so only the accumulation differs between bodies.
@@ -401,8 +406,10 @@ TEST_F(GemmTest, SharedPackedBOnTwoAndThreeUnits) {
     ASSERT_GE(gemm::CeilDiv(s.n, uk.nr) * uk.nr * s.k, gemm::kSharedPackedBFloats);
     ASSERT_EQ(gemm::PackedDriverColumnSlices(s.m, s.n, uk.nr, 4, uk.shape), 1);
     // Long chunks with shared B: still two, so two units contend for panels.
-    ASSERT_GE(
-        gemm::PackedDriverChunks(s.m, uk.mr, uk.nr, 2, gemm::kSharedPackedBFloats, true).count, 2);
+    ASSERT_GE(gemm::PackedDriverChunks(s.m, uk.mr, uk.nr, 2, gemm::kSharedPackedBFloats, true,
+                                       kL2Floats)
+                  .count,
+              2);
     const Driver& packed = PackedDriver(shape);
     for (int t = 0; t < 4; ++t) {
       CheckGemm(s, t & 1, t & 2, TF_FLOAT, &two, false,
@@ -523,6 +530,68 @@ TEST_F(GemmTest, PackedDriverColumnSlicesOnTwoAndThreeUnits) {
   }
 }
 
+// With several units, a B each packs for itself that is over a unit's L2
+// share but within kMostOwnBL2Blocks of it is cut into that many blocks of
+// whole panels; anything else keeps the one block (or the blocks that
+// kUnitPackedBFloats makes at long K).
+TEST(PackedDriverBlockColumns, TwoBlocksWhereAUnitsOwnBIsUpToTwiceItsL2Share) {
+  static_assert(gemm::kMostOwnBL2Blocks == 2, "cases below are for 2");
+  const int64_t l2 = 163840;  // 640 KiB: half an Ice Lake server Xeon's 1.25 MiB
+  const int64_t whole = gemm::PackedDriverBlockColumns(512, 512, 64, 1, l2);
+  EXPECT_GE(whole, 512);                                                // alone: one block
+  EXPECT_EQ(gemm::PackedDriverBlockColumns(512, 512, 64, 2, l2), 256);  // 1 MiB: two
+  EXPECT_EQ(gemm::PackedDriverBlockColumns(512, 512, 64, 3, l2), 256);  // three units too
+  EXPECT_EQ(gemm::PackedDriverBlockColumns(256, 1024, 64, 2, l2), 128);  // deep K
+  EXPECT_EQ(gemm::PackedDriverBlockColumns(200, 1024, 64, 2, l2), 128);  // last panel partial
+  EXPECT_EQ(gemm::PackedDriverBlockColumns(512, 512, 64, 2, kL2Floats), whole);  // fits
+  EXPECT_EQ(gemm::PackedDriverBlockColumns(320, 512, 64, 2, l2), whole);  // 640 KiB fits
+  EXPECT_EQ(gemm::PackedDriverBlockColumns(704, 512, 64, 2, l2), whole);  // three blocks' worth
+  EXPECT_EQ(gemm::PackedDriverBlockColumns(64, 4096, 64, 2, l2),  // one panel
+            gemm::PackedDriverBlockColumns(64, 4096, 64, 1, l2));
+  // Shared by the units (kSharedPackedBFloats): not cut.
+  ASSERT_GE(1024 * 512, gemm::kSharedPackedBFloats);
+  EXPECT_EQ(gemm::PackedDriverBlockColumns(1024, 512, 64, 2, gemm::kSharedPackedBFloats / 2 + 1),
+            whole);
+  // Long K: the blocks kUnitPackedBFloats allows, rule or not.
+  const int64_t long_k = gemm::kUnitPackedBFloats / 40000 / 32 * 32;
+  EXPECT_EQ(gemm::PackedDriverBlockColumns(200, 40000, 32, 2, l2), long_k);
+  EXPECT_EQ(gemm::PackedDriverBlockColumns(200, 40000, 32, 1, l2), long_k);
+}
+
+// The host's L2 share as the driver takes it: half of what the host
+// reports, or of kDefaultUnitL2Bytes.
+TEST(UnitL2, PackedBShareIsHalfTheHostsL2) {
+  EXPECT_GT(gemm::UnitL2Bytes(), 0);
+  EXPECT_EQ(gemm::UnitL2PackedBFloats() * 2 * static_cast<int64_t>(sizeof(float)),
+            gemm::UnitL2Bytes());
+}
+
+// Products whose B the rule cuts into two blocks on this host: K = 512 and
+// B one and a half L2 shares wide (the last panel partial), on two units,
+// every transpose, and accumulating on three; tall and wide tiles.
+TEST_F(GemmTest, PackedDriverTwoBlocksOfOwnBOnTwoAndThreeUnits) {
+  ComputeUnits two(2, std::chrono::microseconds(50));
+  ComputeUnits three(3, std::chrono::microseconds(50));
+  const int64_t k = 512, l2 = gemm::UnitL2PackedBFloats();
+  for (const gemm::TileShape shape : kTileShapes) {
+    const gemm::MicroKernel uk = PackedKernel(shape);
+    const Shape3 s{150, k, l2 * 3 / 2 / k / uk.nr * uk.nr + 5};
+    if (gemm::CeilDiv(s.n, uk.nr) * uk.nr * k >= gemm::kSharedPackedBFloats) {
+      GTEST_SKIP() << "this host's L2 (" << gemm::UnitL2Bytes()
+                   << " bytes) holds every B a unit packs for itself";
+    }
+    ASSERT_LT(gemm::PackedDriverBlockColumns(s.n, k, uk.nr, 2, l2), s.n) << "not cut";
+    ASSERT_EQ(gemm::PackedDriverColumnSlices(s.m, s.n, uk.nr, 3, uk.shape), 1);
+    const Driver& packed = PackedDriver(shape);
+    for (int t = 0; t < 4; ++t) {
+      CheckGemm(s, t & 1, t & 2, TF_FLOAT, &two, false,
+                Describe(s, t & 1, t & 2, TF_FLOAT, 2, SimdTargetName()), packed);
+    }
+    CheckGemm(s, false, false, TF_FLOAT, &three, true,
+              Describe(s, false, false, TF_FLOAT, 3, SimdTargetName()) + " accumulate", packed);
+  }
+}
+
 // The B panel width beside a tile of mr rows in the kernels: 16 beside 6
 // rows (AVX2), 32 beside 8 and 12 (AVX-512).
 int64_t NrBeside(int64_t mr) { return mr == 6 ? 16 : 32; }
@@ -544,10 +613,9 @@ TEST(RowChunks, LongWhenBStreamsFromL3ShortOtherwise) {
     const int64_t budget = std::max(gemm::kPackedARows, gemm::FetchWalkTiles(nr) * mr);
     for (int64_t m : {200, 256, 1000, 1024, 2000}) {
       for (B b : {B::kOwnSmall, B::kOwnLarge, B::kShared}) {
-        const int64_t b_floats =
-            b == B::kOwnSmall ? gemm::kUnitL2PackedBFloats : gemm::kUnitL2PackedBFloats + 1;
+        const int64_t b_floats = b == B::kOwnSmall ? kL2Floats : kL2Floats + 1;
         const gemm::RowChunks chunks =
-            gemm::PackedDriverChunks(m, mr, nr, 2, b_floats, b == B::kShared);
+            gemm::PackedDriverChunks(m, mr, nr, 2, b_floats, b == B::kShared, kL2Floats);
         const char* names[] = {" own small B", " own large B", " shared B"};
         const std::string what = "mr " + std::to_string(mr) + " m " + std::to_string(m) +
                                  names[static_cast<int>(b)];
@@ -599,8 +667,8 @@ TEST(RowChunks, LongEnoughToCopyTheNextPanel) {
       for (int parts : {2, 3}) {
         for (int64_t m : {16, 48, 200, 256, 1000}) {
           const gemm::RowChunks chunks =
-              gemm::PackedDriverChunks(m, mr, NrBeside(mr), parts, gemm::kUnitL2PackedBFloats,
-                                       false, kc);
+              gemm::PackedDriverChunks(m, mr, NrBeside(mr), parts, kL2Floats, false,
+                                       kL2Floats, kc);
           const std::string what = "mr " + std::to_string(mr) + " kc " + std::to_string(kc) +
                                    " units " + std::to_string(parts) + " m " +
                                    std::to_string(m);
@@ -620,8 +688,8 @@ TEST(RowChunks, LongEnoughToCopyTheNextPanel) {
             }
           } else {
             const gemm::RowChunks plain =
-                gemm::PackedDriverChunks(m, mr, NrBeside(mr), parts,
-                                         gemm::kUnitL2PackedBFloats, false, 0);
+                gemm::PackedDriverChunks(m, mr, NrBeside(mr), parts, kL2Floats,
+                                         false, kL2Floats, 0);
             EXPECT_EQ(chunks.count, plain.count) << what;
           }
           if (chunks.count > parts) {
@@ -638,7 +706,7 @@ TEST(RowChunks, LongEnoughToCopyTheNextPanel) {
 // every depth where that block stays in L2 too, or a panel's fetch walk
 // of tiles where those are more (MR 12 beside NR 32: 96 rows; a 64-wide
 // panel's walk takes 16 tiles). Where it streams from L3
-// (over kUnitL2PackedBFloats) the shortest chunk allowed,
+// (over its L2 share, kL2Floats here) the shortest chunk allowed,
 // kOwnStreamedBChunkRows, wins, and chunks stay under twice that.
 TEST(RowChunks, OneUnitsABlockFitsItsBudget) {
   for (int64_t mr : {6, 8, 12}) {
@@ -646,9 +714,10 @@ TEST(RowChunks, OneUnitsABlockFitsItsBudget) {
     const int64_t budget = std::max(gemm::kPackedARows, gemm::FetchWalkTiles(nr) * mr);
     const int64_t shortest_streamed = gemm::CeilDiv(gemm::kOwnStreamedBChunkRows, mr) * mr;
     for (int64_t m : {200, 1000, 2048}) {
-      for (int64_t b_floats : {gemm::kUnitL2PackedBFloats, gemm::kUnitL2PackedBFloats * 8}) {
-        const bool streamed = b_floats > gemm::kUnitL2PackedBFloats;
-        const gemm::RowChunks chunks = gemm::PackedDriverChunks(m, mr, nr, 1, b_floats, false);
+      for (int64_t b_floats : {kL2Floats, kL2Floats * 8}) {
+        const bool streamed = b_floats > kL2Floats;
+        const gemm::RowChunks chunks =
+            gemm::PackedDriverChunks(m, mr, nr, 1, b_floats, false, kL2Floats);
         const std::string what =
             "mr " + std::to_string(mr) + " m " + std::to_string(m) + " B " + std::to_string(b_floats);
         int64_t rows = 0;
@@ -667,12 +736,13 @@ TEST(RowChunks, OneUnitsABlockFitsItsBudget) {
   }
   EXPECT_EQ(gemm::FetchWalkTiles(32), 8);
   EXPECT_EQ(gemm::FetchWalkTiles(16), 4);
-  EXPECT_EQ(gemm::PackedDriverChunks(2048, 8, 32, 1, 0, false).largest, gemm::kPackedARows);
-  EXPECT_EQ(gemm::PackedDriverChunks(2048, 12, 32, 1, 0, false).largest, 96);
-  EXPECT_EQ(gemm::PackedDriverChunks(2048, 6, 64, 1, 0, false).largest, 96);
-  EXPECT_EQ(gemm::PackedDriverChunks(2048, 6, 16, 1, 0, false).largest,
+  EXPECT_EQ(gemm::PackedDriverChunks(2048, 8, 32, 1, 0, false, kL2Floats).largest,
+            gemm::kPackedARows);
+  EXPECT_EQ(gemm::PackedDriverChunks(2048, 12, 32, 1, 0, false, kL2Floats).largest, 96);
+  EXPECT_EQ(gemm::PackedDriverChunks(2048, 6, 64, 1, 0, false, kL2Floats).largest, 96);
+  EXPECT_EQ(gemm::PackedDriverChunks(2048, 6, 16, 1, 0, false, kL2Floats).largest,
             gemm::kPackedARows / 6 * 6);  // whole tiles within kPackedARows
-  EXPECT_EQ(gemm::PackedDriverChunks(200, 8, 32, 1, gemm::kUnitL2PackedBFloats + 1, false).largest,
+  EXPECT_EQ(gemm::PackedDriverChunks(200, 8, 32, 1, kL2Floats + 1, false, kL2Floats).largest,
             72);
 }
 

@@ -62,6 +62,7 @@
 #include "kernels/gemm/vacc_gemm_panel_claims.h"
 #include "kernels/gemm/vacc_gemm_split.h"
 #include "kernels/gemm/vacc_gemm_small_m.h"
+#include "kernels/gemm/vacc_gemm_unit_l2.h"
 
 namespace vacc {
 namespace gemm {
@@ -279,16 +280,17 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
     return;
   }
   const int64_t kc_max = EvenBlockLength(k, kKC);
-  // Columns per jc block: a unit keeps all of K of them packed.
-  const int64_t nc = std::max(nr, std::min(kNC, kUnitPackedBFloats / k) / nr * nr);
+  // Columns per jc block: a unit keeps all of K of them packed, and with
+  // several units a B of each unit's own that does not stay in its L2 is
+  // cut into a few blocks that do (PackedDriverBlockColumns).
+  const int64_t unit_l2_floats = UnitL2PackedBFloats();
+  const int64_t nc = PackedDriverBlockColumns(n, k, nr, parts, unit_l2_floats);
   // A jc block's packed B of `cols` columns, all of K (floats), and
   // whether the units share it (kSharedPackedBFloats). A large block, shared
   // or not, makes the row chunks long (PackedDriverChunks, for the first
   // block).
   auto block_floats = [&](int64_t cols) { return CeilDiv(cols, nr) * nr * k; };
-  auto shares_b = [&](int64_t cols) {
-    return parts > 1 && block_floats(cols) >= kSharedPackedBFloats;
-  };
+  auto shares_b = [&](int64_t cols) { return PackedDriverSharesB(block_floats(cols), parts); };
   const int64_t first_cols = std::min(nc, n);
   // B is packed a panel at a time: a float32 B with contiguous rows by the
   // tiles of the panel before it, a row per four k steps each
@@ -323,7 +325,7 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   auto copies_b_panels = [&](int64_t cols) { return !shares_b(cols) && b_in_place != nullptr; };
   const RowChunks chunks =
       PackedDriverChunks(m, mr, nr, parts, block_floats(first_cols), shares_b(first_cols),
-                         copies_b_panels(first_cols) ? kc_max : 0);
+                         unit_l2_floats, copies_b_panels(first_cols) ? kc_max : 0);
   // A float32 A in memory (a_in_place, above) is packed likewise, by the
   // tiles of each block's first panel (run_packing_a). Those tiles read
   // A from L3 or memory and run slower than the rest: in the 1x1 Conv2D

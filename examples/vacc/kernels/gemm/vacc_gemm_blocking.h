@@ -49,8 +49,9 @@
 //       (Intel Xeon, paired with oneDNN, medians of 6).
 //   kPackedARows  the most rows of the packed driver's A block when its
 //       unit packs B for itself: 64 at every depth (256 KiB at KC = 1024).
-//       There the packed B block stays in L2 across the chunks (up to 1
-//       MiB, kUnitL2PackedBFloats), beside the A block and the chunk's
+//       There the packed B block stays in L2 across the chunks (up to
+//       half the host's L2, UnitL2PackedBFloats in vacc_gemm_unit_l2.h: 1
+//       MiB on a 2 MiB L2), beside the A block and the chunk's
 //       rows of C, while A's own lines stream in to be packed; a smaller
 //       A block leaves B more of L2. It replaced a budget of 72 x 1024
 //       floats (kPackedAFloats: 72 rows at KC = 1024, MC's 144 at K <=
@@ -144,9 +145,11 @@
 //       with IQRs of ~0.1-0.25: this VM is noisy); 64 rows gained less,
 //       128 about as much. 1024^3 and 2048^3 already have chunks of 64-128
 //       rows. Not measured on Zen4.
-//   kOwnStreamedBChunkRows, kUnitL2PackedBFloats  the shortest row chunk
-//       of the packed driver when each unit packs a B block of its own of
-//       more than kUnitL2PackedBFloats (1 MiB): such a block does not stay
+//   kOwnStreamedBChunkRows  the shortest row chunk of the packed driver
+//       when each unit packs a B block of its own of more than half the
+//       host's L2 (UnitL2PackedBFloats, vacc_gemm_unit_l2.h: 1 MiB of the
+//       Emerald Rapids Xeon's 2 MiB, where this was measured; a fixed 1
+//       MiB until the host's L2 was asked): such a block does not stay
 //       in a unit's L2 beside the A block and C, so each chunk streams it
 //       from L3 as it does a shared block (kSharedBChunkRows), and 16-row
 //       chunks (8 per unit of M = 256 on two units) ask more of L3 than a
@@ -160,6 +163,28 @@
 //       (1.00x), 256 x 600 x 512 (0.98x) and 384 x 768 x 512 (0.97x). 32
 //       rows gained less (1.02x), 128 too (1.08x, 1.01x). Not measured on
 //       AMD, whose L2 (Zen3 512 KiB, Zen4 1 MiB) holds less.
+//   kMostOwnBL2Blocks  with several units, a B that each unit packs for
+//       itself and that is larger than its L2 share (UnitL2PackedBFloats)
+//       is cut into the fewest column blocks that fit, where that takes at
+//       most this many (PackedDriverBlockColumns, vacc_gemm_split.h). Each
+//       block packs A again, but each unit's short row chunks
+//       (kChunksPerParticipant) then read B from L2, not L3. On an Ice Lake
+//       server Xeon (1.25 MiB L2: 640 KiB share), two units, two blocks
+//       against one: paired with oneDNN in bench_vacc_matmul, the two
+//       variants in the same rounds (medians of 15 rounds), 512^3 1.13x
+//       and 1.12x (base/variant 0.883 and 0.895; the same cut at any size,
+//       0.825-0.943 in five runs), the Keras MLP step 1.04x and 1.07x; call
+//       by call in one process (medians of 31) 512^3 1.015-1.04x, 256 x
+//       512 x 512 1.017x, 384 x 512 x 512 1.020x, 1024 x 512 x 512
+//       1.018x, 512 x 1024 x 256 1.031x. One unit is left alone: 512^3
+//       1.00x, the Keras step 0.99x. Blocks of 512 KiB whatever the size
+//       (8 at 1024^3) lost: 1024^3 0.88-0.91x, 256 x 1024 x 1024
+//       0.94-0.97x. Longer chunks over the one block instead (64 rows,
+//       kOwnStreamedBChunkRows) gained less at 512^3 (1.02-1.10x), as
+//       did column slices (1.00-1.12x) and a B shared from 1 MiB with its
+//       panels copied by the tiles (1.02x). Not measured on AMD or
+//       Emerald Rapids, whose 2 MiB L2 holds a 512^3 B (the rule then
+//       leaves it alone).
 //   kColumnSliceMinPanels  the fewest B panels per unit for which the
 //       packed driver gives each unit a column slice of B (all of M
 //       against its own columns) instead of row chunks against all of B,
@@ -247,7 +272,7 @@ constexpr int64_t kChunksPerParticipant = 8;
 constexpr int64_t kSharedPackedBFloats = int64_t{1} << 19;
 constexpr int64_t kSharedBChunkRows = 96;
 constexpr int64_t kOwnStreamedBChunkRows = 64;
-constexpr int64_t kUnitL2PackedBFloats = int64_t{1} << 18;
+constexpr int64_t kMostOwnBL2Blocks = 2;
 constexpr int64_t kSmallMRows = 128;
 constexpr int64_t kInPlaceMaxRows = 768;
 constexpr int64_t kInPlaceAFloats = int64_t{1} << 18;

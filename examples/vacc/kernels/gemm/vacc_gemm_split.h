@@ -220,18 +220,18 @@ inline bool PacksOwnBByPass(bool rows_share_sets, bool copies, const RowChunks& 
 // units share the packed B block (b_shared) (blocking.h), at least
 // kChunksPerParticipant per unit, but none shorter than kSharedBChunkRows
 // when they share it, nor than kOwnStreamedBChunkRows when each packs one
-// of its own of more than kUnitL2PackedBFloats (b_floats, the first
-// block's): either block is in L3, and each chunk streams all of it past
-// its tiles (blocking.h). The shortest allowed wins over the longest
-// (RowChunks): 200 rows with B streamed are chunks of 64, 64 and 72.
-// Where the units copy B panels of their own (copy_kc: the first K
-// block's depth; 0 where they do not), none is shorter than
-// CopyingChunkRows either, while every unit still gets one.
-inline RowChunks PackedDriverChunks(int64_t m, int64_t mr, int64_t nr, int parts,
-                                    int64_t b_floats, bool b_shared, int64_t copy_kc = 0) {
-  int64_t min_rows = b_shared                          ? kSharedBChunkRows
-                     : b_floats > kUnitL2PackedBFloats ? kOwnStreamedBChunkRows
-                                                       : mr;
+// of its own of more than unit_l2_floats (b_floats, the first block's;
+// UnitL2PackedBFloats, vacc_gemm_unit_l2.h): either block is in L3, and
+// each chunk streams all of it past its tiles (blocking.h). The shortest
+// allowed wins over the longest (RowChunks): 200 rows with B streamed are
+// chunks of 64, 64 and 72. Where the units copy B panels of their own
+// (copy_kc: the first K block's depth; 0 where they do not), none is
+// shorter than CopyingChunkRows either, while every unit still gets one.
+inline RowChunks PackedDriverChunks(int64_t m, int64_t mr, int64_t nr, int parts, int64_t b_floats,
+                                    bool b_shared, int64_t unit_l2_floats, int64_t copy_kc = 0) {
+  int64_t min_rows = b_shared                    ? kSharedBChunkRows
+                     : b_floats > unit_l2_floats ? kOwnStreamedBChunkRows
+                                                 : mr;
   const int64_t copying_rows = CopyingChunkRows(copy_kc, mr);
   if (parts > 1 && !b_shared && copying_rows > 0 &&
       CeilDiv(m, mr) >= parts * (copying_rows / mr)) {
@@ -239,6 +239,33 @@ inline RowChunks PackedDriverChunks(int64_t m, int64_t mr, int64_t nr, int parts
   }
   const int64_t max_rows = b_shared ? kMC : std::max(kPackedARows, FetchWalkTiles(nr) * mr);
   return RowChunks(m, mr, max_rows, min_rows, parts, kChunksPerParticipant);
+}
+
+// Whether the packed driver's participants share one packed B block of
+// `block_floats` (kSharedPackedBFloats), rather than each packing its own.
+inline bool PackedDriverSharesB(int64_t block_floats, int parts) {
+  return parts > 1 && block_floats >= kSharedPackedBFloats;
+}
+
+// Columns per jc block of the packed driver: at most kNC, and no more than
+// a unit keeps packed for all of K (kUnitPackedBFloats). With several
+// participants, a B that fits one block and that each unit packs for
+// itself (PackedDriverSharesB), larger than a unit's L2 share
+// (unit_l2_floats: UnitL2PackedBFloats, vacc_gemm_unit_l2.h), is cut into
+// the fewest blocks of that share (give or take a panel: equal counts of
+// whole panels, to within one), if that takes at most kMostOwnBL2Blocks:
+// every block packs A again, but the units' short chunks then read B from
+// L2, not L3 (blocking.h).
+inline int64_t PackedDriverBlockColumns(int64_t n, int64_t k, int64_t nr, int parts,
+                                        int64_t unit_l2_floats) {
+  const int64_t nc = std::max(nr, std::min(kNC, kUnitPackedBFloats / k) / nr * nr);
+  const int64_t panels = CeilDiv(n, nr), b_floats = panels * nr * k;
+  if (parts < 2 || n > nc || PackedDriverSharesB(b_floats, parts) || unit_l2_floats <= 0) {
+    return nc;
+  }
+  const int64_t blocks = CeilDiv(b_floats, unit_l2_floats);
+  if (blocks < 2 || blocks > kMostOwnBL2Blocks || panels < blocks) return nc;
+  return CeilDiv(panels, blocks) * nr;
 }
 
 // How many column slices the packed driver cuts B into: one per
