@@ -162,7 +162,11 @@
 //       at 256 x 512 x 640 (1.02x), 512 x 1024 x 384 and 1024 x 784 x 512
 //       (1.00x), 256 x 600 x 512 (0.98x) and 384 x 768 x 512 (0.97x). 32
 //       rows gained less (1.02x), 128 too (1.08x, 1.01x). Not measured on
-//       AMD, whose L2 (Zen3 512 KiB, Zen4 1 MiB) holds less.
+//       AMD, whose L2 (Zen3 512 KiB, Zen4 1 MiB) holds less: its share
+//       (256 and 512 KiB) counts more blocks as streamed than the fixed 1
+//       MiB did (512^3 on two units: on Zen3 chunks of ~85 rows, not ~32;
+//       on Zen4 two column blocks, kMostOwnBL2Blocks), and nobody has
+//       measured that there yet.
 //   kMostOwnBL2Blocks  with several units, a B that each unit packs for
 //       itself and that is larger than its L2 share (UnitL2PackedBFloats)
 //       is cut into the fewest column blocks that fit, where that takes at
