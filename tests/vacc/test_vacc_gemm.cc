@@ -537,8 +537,10 @@ TEST_F(GemmTest, PackedDriverColumnSlicesOnTwoAndThreeUnits) {
 TEST(PackedDriverBlockColumns, TwoBlocksWhereAUnitsOwnBIsUpToTwiceItsL2Share) {
   static_assert(gemm::kMostOwnBL2Blocks == 2, "cases below are for 2");
   const int64_t l2 = 163840;  // 640 KiB: half an Ice Lake server Xeon's 1.25 MiB
-  const int64_t whole = gemm::PackedDriverBlockColumns(512, 512, 64, 1, l2);
-  EXPECT_GE(whole, 512);                                                // alone: one block
+  // One block of all 512 columns: NC, as many as fit kUnitPackedBFloats at K = 512.
+  const int64_t whole = std::min(gemm::kNC, gemm::kUnitPackedBFloats / 512) / 64 * 64;
+  ASSERT_GE(whole, 512);
+  EXPECT_EQ(gemm::PackedDriverBlockColumns(512, 512, 64, 1, l2), whole);  // alone: one block
   EXPECT_EQ(gemm::PackedDriverBlockColumns(512, 512, 64, 2, l2), 256);  // 1 MiB: two
   EXPECT_EQ(gemm::PackedDriverBlockColumns(512, 512, 64, 3, l2), 256);  // three units too
   EXPECT_EQ(gemm::PackedDriverBlockColumns(256, 1024, 64, 2, l2), 128);  // deep K

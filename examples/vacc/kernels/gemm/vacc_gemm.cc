@@ -289,7 +289,7 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
   // whether the units share it (kSharedPackedBFloats). A large block, shared
   // or not, makes the row chunks long (PackedDriverChunks, for the first
   // block).
-  auto block_floats = [&](int64_t cols) { return CeilDiv(cols, nr) * nr * k; };
+  auto block_floats = [&](int64_t cols) { return PackedBBlockFloats(cols, nr, k); };
   auto shares_b = [&](int64_t cols) { return PackedDriverSharesB(block_floats(cols), parts); };
   const int64_t first_cols = std::min(nc, n);
   // B is packed a panel at a time: a float32 B with contiguous rows by the

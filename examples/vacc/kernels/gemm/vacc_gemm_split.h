@@ -241,6 +241,12 @@ inline RowChunks PackedDriverChunks(int64_t m, int64_t mr, int64_t nr, int parts
   return RowChunks(m, mr, max_rows, min_rows, parts, kChunksPerParticipant);
 }
 
+// The floats of a packed B block of `cols` columns, all of K: whole
+// panels of nr columns, the last padded.
+inline int64_t PackedBBlockFloats(int64_t cols, int64_t nr, int64_t k) {
+  return CeilDiv(cols, nr) * nr * k;
+}
+
 // Whether the packed driver's participants share one packed B block of
 // `block_floats` (kSharedPackedBFloats), rather than each packing its own.
 inline bool PackedDriverSharesB(int64_t block_floats, int parts) {
@@ -259,7 +265,7 @@ inline bool PackedDriverSharesB(int64_t block_floats, int parts) {
 inline int64_t PackedDriverBlockColumns(int64_t n, int64_t k, int64_t nr, int parts,
                                         int64_t unit_l2_floats) {
   const int64_t nc = std::max(nr, std::min(kNC, kUnitPackedBFloats / k) / nr * nr);
-  const int64_t panels = CeilDiv(n, nr), b_floats = panels * nr * k;
+  const int64_t panels = CeilDiv(n, nr), b_floats = PackedBBlockFloats(n, nr, k);
   if (parts < 2 || n > nc || PackedDriverSharesB(b_floats, parts) || unit_l2_floats <= 0) {
     return nc;
   }
