@@ -482,23 +482,23 @@ TEST(PacksOwnBByPass, WhereRowsShareSetsAndChunksCannotCopy) {
 // order, then the next K block's first, and after the last K block's last
 // K block 0's first, where the unit's next row chunk starts.
 TEST(PackedDriverWalkedPanel, NextInOrderThenNextKBlockThenTheNextChunksFirst) {
-  auto walked = [](int64_t q, int64_t panels, int64_t first, int64_t pc, int64_t kc, int64_t k,
+  auto walked = [](int64_t q, int64_t panels, int64_t first, int64_t pc, int64_t k,
                    int64_t kc_max) {
-    const gemm::WalkedPanel w = gemm::PackedDriverWalkedPanel(q, panels, first, pc, kc, k, kc_max);
+    const gemm::WalkedPanel w = gemm::PackedDriverWalkedPanel(q, panels, first, pc, k, kc_max);
     return std::vector<int64_t>{w.pc, w.kc, w.p};
   };
   using V = std::vector<int64_t>;
   // Eight panels, K = 2500 in blocks of 1024, 1024 and 452; this unit starts at panel 5.
-  EXPECT_EQ(walked(0, 8, 5, 0, 1024, 2500, 1024), (V{0, 1024, 6}));
-  EXPECT_EQ(walked(2, 8, 5, 0, 1024, 2500, 1024), (V{0, 1024, 0}));  // wraps past panel 7
-  EXPECT_EQ(walked(7, 8, 5, 0, 1024, 2500, 1024), (V{1024, 1024, 5}));  // next K block
-  EXPECT_EQ(walked(7, 8, 5, 1024, 1024, 2500, 1024), (V{2048, 452, 5}));  // the short last one
-  EXPECT_EQ(walked(7, 8, 5, 2048, 452, 2500, 1024), (V{0, 1024, 5}));  // the next chunk's first
+  EXPECT_EQ(walked(0, 8, 5, 0, 2500, 1024), (V{0, 1024, 6}));
+  EXPECT_EQ(walked(2, 8, 5, 0, 2500, 1024), (V{0, 1024, 0}));  // wraps past panel 7
+  EXPECT_EQ(walked(7, 8, 5, 0, 2500, 1024), (V{1024, 1024, 5}));  // next K block
+  EXPECT_EQ(walked(7, 8, 5, 1024, 2500, 1024), (V{2048, 452, 5}));  // the short last one
+  EXPECT_EQ(walked(7, 8, 5, 2048, 2500, 1024), (V{0, 1024, 5}));  // the next chunk's first
   // One K block (K = 512 <= KC): from the last panel back to the block's first.
-  EXPECT_EQ(walked(3, 4, 0, 0, 512, 512, 1024), (V{0, 512, 0}));
-  EXPECT_EQ(walked(3, 4, 2, 0, 512, 512, 1024), (V{0, 512, 2}));
+  EXPECT_EQ(walked(3, 4, 0, 0, 512, 1024), (V{0, 512, 0}));
+  EXPECT_EQ(walked(3, 4, 2, 0, 512, 1024), (V{0, 512, 2}));
   // A single panel walks itself, for the next chunk.
-  EXPECT_EQ(walked(0, 1, 0, 0, 300, 300, 1024), (V{0, 300, 0}));
+  EXPECT_EQ(walked(0, 1, 0, 0, 300, 1024), (V{0, 300, 0}));
 }
 
 // The packed driver cuts B into one column slice per unit where B is at

@@ -395,7 +395,7 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
           // not measured.
           auto next_panel = [&](int64_t q) -> PanelRef {
             const WalkedPanel w =
-                PackedDriverWalkedPanel(q, panels, first_panel, pc, kc, k, kc_max);
+                PackedDriverWalkedPanel(q, panels, first_panel, pc, k, kc_max);
             return {packed_panel(w.pc, w.kc, w.p), nr * w.kc};
           };
           // B in place from this K block's first row and column col0 on.

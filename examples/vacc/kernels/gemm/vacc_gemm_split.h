@@ -277,7 +277,7 @@ inline int64_t PackedDriverBlockColumns(int64_t n, int64_t k, int64_t nr, int pa
 // The packed B panel a unit's tiles walk into L2 (the fetch walk,
 // NextPanelSlice in vacc_gemm.cc) while it runs the q-th of `panels`
 // panels, in its order from first_panel on, of the K block that starts
-// at row pc, kc deep (K blocks of kc_max rows of K, the last shorter): the
+// at row pc (K blocks of kc_max rows of K, the last shorter): the
 // next panel in that order; after the last, the next K block's first;
 // after the last K block's last, K block 0's first, which the unit's next
 // row chunk starts with (its A-packing tiles otherwise find that panel in
@@ -288,10 +288,11 @@ struct WalkedPanel {
   int64_t p = 0;   // the panel
 };
 inline WalkedPanel PackedDriverWalkedPanel(int64_t q, int64_t panels, int64_t first_panel,
-                                           int64_t pc, int64_t kc, int64_t k, int64_t kc_max) {
-  if (q + 1 < panels) return {pc, kc, (first_panel + q + 1) % panels};
-  const int64_t next_pc = pc + kc < k ? pc + kc : 0;
-  return {next_pc, std::min(kc_max, k - next_pc), first_panel};
+                                           int64_t pc, int64_t k, int64_t kc_max) {
+  auto depth = [&](int64_t block_pc) { return std::min(kc_max, k - block_pc); };
+  if (q + 1 < panels) return {pc, depth(pc), (first_panel + q + 1) % panels};
+  const int64_t next_pc = pc + depth(pc) < k ? pc + depth(pc) : 0;
+  return {next_pc, depth(next_pc), first_panel};
 }
 
 // How many column slices the packed driver cuts B into: one per
