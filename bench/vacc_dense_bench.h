@@ -119,7 +119,7 @@ inline void TimePaired(benchmark::State& state, const char* metric, const char* 
   // over the few-millisecond stalls this VM has (bench/README.md).
   PairedRounds rounds(std::move(contenders), std::chrono::milliseconds(20));
   for (auto _ : state) {
-    if (!rounds.RunRound()) {
+    if (!rounds.RunIteration(kMinRoundsPerRepetition, kRepetitionSeconds)) {
       state.SkipWithError(rounds.error().c_str());
       return;
     }

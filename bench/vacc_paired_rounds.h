@@ -12,6 +12,18 @@
 // same other), and the ratio is taken round by round; its median over the
 // rounds is the figure.
 //
+// A benchmark repetition runs at least kMinRoundsPerRepetition rounds
+// (RunIteration). Google Benchmark ends a repetition once it has run for
+// its minimum time (0.5 s), which a long call fills in one round: at
+// 2048^3 on one unit (~0.1 s a call, three contenders, an untimed call
+// each) every repetition was one round, so the row's figure was the median
+// of ten single rounds; the AddV2 / BiasAdd / Relu rows on 64 Mi floats ran
+// two to four. Rounds shorter than the minimum time over that count get
+// enough iterations from Google Benchmark itself; a longer first round is
+// followed, in the same iteration, by the rest. (Running them all in every
+// first iteration would lengthen the short rows' runs that Google
+// Benchmark times only to choose an iteration count, and then discards.)
+//
 // A contender whose library leaves worker threads spinning after a call
 // (OpenMP for ~6 ms, OpenBLAS for ~0.1 s) says how long in `idle_after`: the
 // round sleeps that long, untimed, before the next contender's batch, which
@@ -61,6 +73,12 @@ struct RoundClock {
   }
 };
 
+// The fewest rounds a benchmark repetition runs, and the minimum time of
+// a repetition they are counted against (Google Benchmark's default; see
+// above).
+constexpr size_t kMinRoundsPerRepetition = 8;
+constexpr double kRepetitionSeconds = 0.5;
+
 class PairedRounds {
  public:
   PairedRounds(std::vector<Contender> contenders, std::chrono::nanoseconds batch,
@@ -107,6 +125,23 @@ class PairedRounds {
       }
     }
     ++rounds_;
+    return true;
+  }
+
+  // One benchmark iteration: a round, and if it was the first and took at
+  // least repetition_seconds / min_rounds (so that a repetition that long
+  // would hold fewer than min_rounds), more, up to min_rounds in all.
+  // False, as RunRound, when a call failed.
+  bool RunIteration(size_t min_rounds, double repetition_seconds) {
+    const double start = clock_.seconds();
+    if (!RunRound()) return false;
+    if (rounds_ != 1 ||
+        (clock_.seconds() - start) * static_cast<double>(min_rounds) < repetition_seconds) {
+      return true;
+    }
+    while (rounds_ < min_rounds) {
+      if (!RunRound()) return false;
+    }
     return true;
   }
 

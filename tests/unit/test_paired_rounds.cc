@@ -115,6 +115,46 @@ TEST(PairedRounds, TheRatioIsTheMedianOverRounds) {
   EXPECT_EQ(rounds.MedianSpeedup(0), 0.0);  // contender 0 against itself: none
 }
 
+TEST(PairedRounds, ALongFirstRoundIsFollowedByTheMinimumInTheSameIteration) {
+  FakeTime t;
+  // A round of 1 ms + 2 ms calls, each twice (untimed and timed): 6 ms, so
+  // a repetition of 40 ms would hold fewer than 8.
+  PairedRounds rounds({{"vacc", t.Costing(1, nullptr, "")}, {"a", t.Costing(2, nullptr, "")}},
+                      milliseconds(0), t.Clock());
+  ASSERT_TRUE(rounds.RunIteration(8, 0.040));
+  EXPECT_EQ(rounds.rounds(), 8u);
+  ASSERT_TRUE(rounds.RunIteration(8, 0.040));  // later iterations: one round each
+  EXPECT_EQ(rounds.rounds(), 9u);
+  EXPECT_NEAR(rounds.MedianSpeedup(1), 2.0, 1e-9 * 2.0);
+}
+
+TEST(PairedRounds, AShortFirstRoundLeavesTheCountToTheBenchmark) {
+  FakeTime t;
+  // 6 ms rounds: a repetition of 0.5 s holds 83 of them, so one an iteration.
+  PairedRounds rounds({{"vacc", t.Costing(1, nullptr, "")}, {"a", t.Costing(2, nullptr, "")}},
+                      milliseconds(0), t.Clock());
+  ASSERT_TRUE(rounds.RunIteration(8, 0.5));
+  EXPECT_EQ(rounds.rounds(), 1u);
+  ASSERT_TRUE(rounds.RunIteration(8, 0.5));
+  EXPECT_EQ(rounds.rounds(), 2u);
+}
+
+TEST(PairedRounds, RunIterationStopsAtAFailedCall) {
+  FakeTime t;
+  int calls = 0;
+  // The anchor fails on its fourth call: the second round's timed one.
+  Call flaky = [&] {
+    t.now += 0.001;
+    return ++calls == 4 ? std::string("failed") : std::string();
+  };
+  PairedRounds rounds({{"vacc", t.Costing(1, nullptr, "")}, {"anchor/x", flaky}},
+                      milliseconds(0), t.Clock());
+  // 4 ms rounds against 20 ms: the first iteration goes on to a second.
+  EXPECT_FALSE(rounds.RunIteration(8, 0.020));
+  EXPECT_EQ(rounds.rounds(), 1u);
+  EXPECT_EQ(rounds.error(), "anchor/x: failed");
+}
+
 TEST(PairedRounds, AFailedCallStopsTheRoundAndSaysWhich) {
   FakeTime t;
   PairedRounds rounds({{"vacc", t.Costing(1, nullptr, "")},
