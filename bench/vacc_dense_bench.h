@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -105,8 +106,17 @@ inline void TimeCallGflops(benchmark::State& state, double flops, const Call& ca
   TimeCallRate(state, "gflops", flops, call);
 }
 
+// The fewest rounds a paired repetition runs: kMinRoundsPerRepetition, or
+// VACC_BENCH_MIN_ROUNDS, a positive integer (bench/run --quick sets 1, so
+// that a smoke test stays short); 0 when that variable holds anything else.
+inline size_t PairedMinRounds() {
+  static const size_t rounds = MinRoundsSetting(std::getenv("VACC_BENCH_MIN_ROUNDS"));
+  return rounds;
+}
+
 // A paired benchmark (vacc_paired_rounds.h): each iteration of the loop is
-// one round of contenders[0] (what the benchmark measures) and its anchors.
+// one round of contenders[0] (what the benchmark measures) and its anchors
+// (the first iteration more, up to PairedMinRounds, when a round is long).
 // Counters, per repetition: `metric`, contenders[0]'s rate over all its
 // batches (`units` per call, in billions per second); `metric@NAME`, anchor
 // NAME's; `ratio@NAME`, the median over the rounds of contenders[0]'s speed
@@ -118,8 +128,16 @@ inline void TimePaired(benchmark::State& state, const char* metric, const char* 
   // Short enough for several rounds per repetition; long enough to average
   // over the few-millisecond stalls this VM has (bench/README.md).
   PairedRounds rounds(std::move(contenders), std::chrono::milliseconds(20));
+  const size_t min_rounds = PairedMinRounds();
+  if (min_rounds == 0) {
+    const char* text = std::getenv("VACC_BENCH_MIN_ROUNDS");
+    const std::string error = std::string("VACC_BENCH_MIN_ROUNDS='") + (text ? text : "") +
+                              "' is not a positive integer (rounds per repetition)";
+    state.SkipWithError(error.c_str());
+    return;
+  }
   for (auto _ : state) {
-    if (!rounds.RunIteration(kMinRoundsPerRepetition, kRepetitionSeconds)) {
+    if (!rounds.RunIteration(min_rounds, kRepetitionSeconds)) {
       state.SkipWithError(rounds.error().c_str());
       return;
     }

@@ -79,6 +79,20 @@ struct RoundClock {
 constexpr size_t kMinRoundsPerRepetition = 8;
 constexpr double kRepetitionSeconds = 0.5;
 
+// The rounds a setting asks for (VACC_BENCH_MIN_ROUNDS; NULL when unset):
+// kMinRoundsPerRepetition when unset, the count when it is a positive
+// decimal integer of at most 1000000, else 0 (the caller says why).
+inline size_t MinRoundsSetting(const char* text) {
+  if (text == nullptr) return kMinRoundsPerRepetition;
+  size_t n = 0;
+  for (const char* c = text; *c != '\0'; ++c) {
+    if (*c < '0' || *c > '9') return 0;
+    n = n * 10 + static_cast<size_t>(*c - '0');
+    if (n > 1000000) return 0;
+  }
+  return n;  // 0 for "" and "0"
+}
+
 class PairedRounds {
  public:
   PairedRounds(std::vector<Contender> contenders, std::chrono::nanoseconds batch,

@@ -155,6 +155,17 @@ TEST(PairedRounds, RunIterationStopsAtAFailedCall) {
   EXPECT_EQ(rounds.error(), "anchor/x: failed");
 }
 
+TEST(MinRoundsSetting, UnsetMeansTheDefaultAndOnlyPositiveIntegersCount) {
+  EXPECT_EQ(MinRoundsSetting(nullptr), kMinRoundsPerRepetition);
+  EXPECT_EQ(MinRoundsSetting("1"), 1u);
+  EXPECT_EQ(MinRoundsSetting("32"), 32u);
+  EXPECT_EQ(MinRoundsSetting("1000000"), 1000000u);
+  for (const char* bad : {"", "0", "-1", "+2", " 2", "2 ", "2x", "1.5", "1000001",
+                          "99999999999999999999999"}) {
+    EXPECT_EQ(MinRoundsSetting(bad), 0u) << "'" << bad << "'";
+  }
+}
+
 TEST(PairedRounds, AFailedCallStopsTheRoundAndSaysWhich) {
   FakeTime t;
   PairedRounds rounds({{"vacc", t.Costing(1, nullptr, "")},
