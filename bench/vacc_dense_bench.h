@@ -12,8 +12,8 @@
 #include <time.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <memory>
@@ -107,8 +107,9 @@ inline void TimeCallGflops(benchmark::State& state, double flops, const Call& ca
 }
 
 // The fewest rounds a paired repetition runs: kMinRoundsPerRepetition, or
-// VACC_BENCH_MIN_ROUNDS, a positive integer (bench/run --quick sets 1, so
-// that a smoke test stays short); 0 when that variable holds anything else.
+// VACC_BENCH_MIN_ROUNDS, a count from 1 to 1000000 (bench/run --quick sets
+// 1, so that a smoke test stays short); 0 when that variable holds anything
+// else.
 inline size_t PairedMinRounds() {
   static const size_t rounds = MinRoundsSetting(std::getenv("VACC_BENCH_MIN_ROUNDS"));
   return rounds;
@@ -132,7 +133,7 @@ inline void TimePaired(benchmark::State& state, const char* metric, const char* 
   if (min_rounds == 0) {
     const char* text = std::getenv("VACC_BENCH_MIN_ROUNDS");
     const std::string error = std::string("VACC_BENCH_MIN_ROUNDS='") + (text ? text : "") +
-                              "' is not a positive integer (rounds per repetition)";
+                              "' is not a count of rounds per repetition from 1 to 1000000";
     state.SkipWithError(error.c_str());
     return;
   }

@@ -115,28 +115,30 @@ TEST(PairedRounds, TheRatioIsTheMedianOverRounds) {
   EXPECT_EQ(rounds.MedianSpeedup(0), 0.0);  // contender 0 against itself: none
 }
 
-TEST(PairedRounds, ALongFirstRoundIsFollowedByTheMinimumInTheSameIteration) {
+// The rounds run by `iterations` iterations (RunIteration, a minimum of 8)
+// against repetitions of `repetition_seconds`, for two contenders whose
+// rounds take 6 ms (calls of 1 ms and 2 ms, each run twice: untimed, timed).
+size_t RoundsAfter(int iterations, double repetition_seconds) {
   FakeTime t;
-  // A round of 1 ms + 2 ms calls, each twice (untimed and timed): 6 ms, so
-  // a repetition of 40 ms would hold fewer than 8.
   PairedRounds rounds({{"vacc", t.Costing(1, nullptr, "")}, {"a", t.Costing(2, nullptr, "")}},
                       milliseconds(0), t.Clock());
-  ASSERT_TRUE(rounds.RunIteration(8, 0.040));
-  EXPECT_EQ(rounds.rounds(), 8u);
-  ASSERT_TRUE(rounds.RunIteration(8, 0.040));  // later iterations: one round each
-  EXPECT_EQ(rounds.rounds(), 9u);
-  EXPECT_NEAR(rounds.MedianSpeedup(1), 2.0, 1e-9 * 2.0);
+  for (int i = 0; i < iterations; ++i) {
+    if (!rounds.RunIteration(8, repetition_seconds)) return 0;
+  }
+  return rounds.rounds();
+}
+
+TEST(PairedRounds, ALongFirstRoundIsFollowedByTheMinimumInTheSameIteration) {
+  // 40 ms holds fewer than 8 rounds of 6 ms: the first iteration runs 8,
+  // the later ones one each.
+  EXPECT_EQ(RoundsAfter(1, 0.040), 8u);
+  EXPECT_EQ(RoundsAfter(2, 0.040), 9u);
 }
 
 TEST(PairedRounds, AShortFirstRoundLeavesTheCountToTheBenchmark) {
-  FakeTime t;
-  // 6 ms rounds: a repetition of 0.5 s holds 83 of them, so one an iteration.
-  PairedRounds rounds({{"vacc", t.Costing(1, nullptr, "")}, {"a", t.Costing(2, nullptr, "")}},
-                      milliseconds(0), t.Clock());
-  ASSERT_TRUE(rounds.RunIteration(8, 0.5));
-  EXPECT_EQ(rounds.rounds(), 1u);
-  ASSERT_TRUE(rounds.RunIteration(8, 0.5));
-  EXPECT_EQ(rounds.rounds(), 2u);
+  // 0.5 s holds 83 of them: one round an iteration.
+  EXPECT_EQ(RoundsAfter(1, 0.5), 1u);
+  EXPECT_EQ(RoundsAfter(2, 0.5), 2u);
 }
 
 TEST(PairedRounds, RunIterationStopsAtAFailedCall) {
