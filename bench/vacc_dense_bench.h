@@ -108,16 +108,30 @@ inline void TimeCallGflops(benchmark::State& state, double flops, const Call& ca
 
 // The fewest rounds a paired repetition runs: kMinRoundsPerRepetition, or
 // VACC_BENCH_MIN_ROUNDS, a count from 1 to 1000000 (bench/run --quick sets
-// 1, so that a smoke test stays short); 0 when that variable holds anything
-// else.
-inline size_t PairedMinRounds() {
-  static const size_t rounds = MinRoundsSetting(std::getenv("VACC_BENCH_MIN_ROUNDS"));
-  return rounds;
+// 1, so that a smoke test stays short). Read once; for any other value,
+// count 0 and the error that says so.
+struct PairedRoundsSetting {
+  size_t count = 0;
+  std::string error;
+};
+inline const PairedRoundsSetting& PairedMinRounds() {
+  static const PairedRoundsSetting setting = [] {
+    const char* text = std::getenv("VACC_BENCH_MIN_ROUNDS");
+    PairedRoundsSetting s;
+    s.count = MinRoundsSetting(text);
+    if (s.count == 0) {
+      s.error = std::string("VACC_BENCH_MIN_ROUNDS='") + text +
+                "' is not a count of rounds per repetition from 1 to 1000000";
+    }
+    return s;
+  }();
+  return setting;
 }
 
 // A paired benchmark (vacc_paired_rounds.h): each iteration of the loop is
 // one round of contenders[0] (what the benchmark measures) and its anchors
-// (the first iteration more, up to PairedMinRounds, when a round is long).
+// (the first iteration more, up to PairedMinRounds().count, when a round is
+// long).
 // Counters, per repetition: `metric`, contenders[0]'s rate over all its
 // batches (`units` per call, in billions per second); `metric@NAME`, anchor
 // NAME's; `ratio@NAME`, the median over the rounds of contenders[0]'s speed
@@ -129,16 +143,13 @@ inline void TimePaired(benchmark::State& state, const char* metric, const char* 
   // Short enough for several rounds per repetition; long enough to average
   // over the few-millisecond stalls this VM has (bench/README.md).
   PairedRounds rounds(std::move(contenders), std::chrono::milliseconds(20));
-  const size_t min_rounds = PairedMinRounds();
-  if (min_rounds == 0) {
-    const char* text = std::getenv("VACC_BENCH_MIN_ROUNDS");
-    const std::string error = std::string("VACC_BENCH_MIN_ROUNDS='") + (text ? text : "") +
-                              "' is not a count of rounds per repetition from 1 to 1000000";
-    state.SkipWithError(error.c_str());
+  const PairedRoundsSetting& min_rounds = PairedMinRounds();
+  if (min_rounds.count == 0) {
+    state.SkipWithError(min_rounds.error.c_str());
     return;
   }
   for (auto _ : state) {
-    if (!rounds.RunIteration(min_rounds, kRepetitionSeconds)) {
+    if (!rounds.RunIteration(min_rounds.count, kRepetitionSeconds)) {
       state.SkipWithError(rounds.error().c_str());
       return;
     }

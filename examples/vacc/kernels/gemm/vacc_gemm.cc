@@ -372,7 +372,7 @@ void PackedGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, bool
       const int64_t first_panel = part * panels / parts;
       for (int64_t row0, rows; chunks.Next(shares, part, &row0, &rows);) {
         for (int64_t pc = 0; pc < k; pc += kc_max) {
-          const int64_t kc = std::min(kc_max, k - pc);
+          const int64_t kc = KBlockDepth(pc, k, kc_max);
           const bool add = accumulate || pc > 0;  // later K blocks add to the first
           if (a_in_place == nullptr) a.Pack(row0, rows, pc, kc, uk.mr, packed_a);
           bool a_packed = a_in_place == nullptr;  // else by the first panel's tiles

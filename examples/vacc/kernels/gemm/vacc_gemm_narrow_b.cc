@@ -96,7 +96,7 @@ void NarrowBGemm(const PackableA& a, const Matrix& b, float* c, int64_t ldc, boo
     bool b_packed = false;
     for (int64_t row0, rows; chunks.Next(shares, part, &row0, &rows);) {
       for (int64_t pc = 0; pc < k; pc += kc_max) {
-        const int64_t kc = std::min(kc_max, k - pc);
+        const int64_t kc = KBlockDepth(pc, k, kc_max);
         const bool add = accumulate || pc > 0;  // later K blocks add to the first
         float* b_block = packed_b + pc * panels * nr;
         // The K block's panels: the pairs, 2*NR wide (pair q at

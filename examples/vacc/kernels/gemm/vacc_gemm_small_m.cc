@@ -63,7 +63,7 @@ void ComputePanels(const PackableA& a, const Matrix& b, float* c, int64_t ldc, b
     std::abort();  // out of host memory
   }
   for (int64_t pc = 0; pc < k; pc += plan.kc_max) {
-    const int64_t kc = std::min(plan.kc_max, k - pc);
+    const int64_t kc = KBlockDepth(pc, k, plan.kc_max);
     const bool add = accumulate || pc > 0;  // later K blocks add to the first
     if (packed_a != nullptr) a.Pack(0, m, pc, kc, plan.packed.mr, packed_a);
     for (int64_t p = p_begin; p < p_end; ++p) {

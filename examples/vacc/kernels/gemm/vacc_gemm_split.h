@@ -29,6 +29,13 @@ inline int64_t EvenBlockLength(int64_t total, int64_t most) {
   return CeilDiv(total, CeilDiv(total, most));
 }
 
+// The depth of the K block that starts at row pc of K, in blocks of kc_max
+// (the last shorter): what every driver's K loop and the fetch walk
+// (PackedDriverWalkedPanel) take a block to be.
+inline int64_t KBlockDepth(int64_t pc, int64_t k, int64_t kc_max) {
+  return std::min(kc_max, k - pc);
+}
+
 // Whether rows `row_bytes` apart map to the same few sets of the caches: a
 // multiple of 4 KiB, the span of one L1 way on x86 cores (and of 32 of
 // Zen4's 2048 L2 sets). A panel read down such rows, a line or two from
@@ -289,10 +296,10 @@ struct WalkedPanel {
 };
 inline WalkedPanel PackedDriverWalkedPanel(int64_t q, int64_t panels, int64_t first_panel,
                                            int64_t pc, int64_t k, int64_t kc_max) {
-  auto depth = [&](int64_t block_pc) { return std::min(kc_max, k - block_pc); };
-  if (q + 1 < panels) return {pc, depth(pc), (first_panel + q + 1) % panels};
-  const int64_t next_pc = pc + depth(pc) < k ? pc + depth(pc) : 0;
-  return {next_pc, depth(next_pc), first_panel};
+  const int64_t kc = KBlockDepth(pc, k, kc_max);
+  if (q + 1 < panels) return {pc, kc, (first_panel + q + 1) % panels};
+  const int64_t next_pc = pc + kc < k ? pc + kc : 0;
+  return {next_pc, KBlockDepth(next_pc, k, kc_max), first_panel};
 }
 
 // How many column slices the packed driver cuts B into: one per
