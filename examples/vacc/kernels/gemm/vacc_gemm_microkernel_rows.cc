@@ -111,6 +111,9 @@ struct RowsTile {
   }
 };
 
+// The deepest pair tile that fetches its lines of C all at the start
+// (RowsTileF32); deeper ones spread the fetches over the k loop.
+constexpr int64_t kShortPairK = 128;
 // How far ahead along its rows the kernel fetches A: 2 lines.
 constexpr int64_t kFetchAhead = 32;
 
@@ -151,7 +154,32 @@ HWY_INLINE void RowsTileF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda
   // products (K = 12, C in L2) ran its stem 1.08x at one unit and 1.02x
   // at two without it (Zen4, paired with oneDNN, medians of 4).
   const bool whole_store = !accumulate && static_cast<size_t>(n) == kVecs * N;
-  if (fetch_c && (kPanels == 1 || seg_len >= kc || !whole_store)) Tile::PrefetchC(c, ldc, n);
+  // A full pair tile of one segment deeper than kShortPairK (the narrow-B
+  // path's) spreads its fetches of C over the k loop instead, a few lines
+  // every 16 k steps (as KernelF32 does): all 24 at the start took the
+  // L1's miss buffers just as the loop's first B lines from L2 and A rows
+  // from memory needed them. The narrow-B path, the two fetches
+  // alternating call by call in one process (Ice Lake server Xeon, one
+  // unit, medians of 41-61 calls), spread against at the start: the 1x1
+  // Conv2D's 6272 x 256 x 128 1.018-1.033x in the VM's fast phases (five
+  // runs), 1.00x in a slow one; 6272 x 512 x 128 1.01x, 1568 x 256 x 128
+  // 1.03x, 1024 x 1024 x 128 1.00x. No fetch of C at all: 1.005-1.015x.
+  // Paired with oneDNN in bench_vacc_conv (the two alternating run by
+  // run, three runs each), the 1x1 Conv2D at one unit 0.973-0.996 ->
+  // 0.995-1.001; at two 1.018-1.041 -> 1.016-1.141. At K = 64 (25088 x 64
+  // x 64, a tile of 64 k steps) spreading lost (0.97x, a wide spread), so
+  // short tiles fetch at the start. The loop's fetches need native FMA.
+  const bool spread_c_fetch = HWY_NATIVE_FMA && kPanels == 2 && fetch_c && seg_len >= kc &&
+                              kc > kShortPairK && static_cast<size_t>(n) == kVecs * N;
+  if (fetch_c && !spread_c_fetch && (kPanels == 1 || seg_len >= kc || !whole_store)) {
+    Tile::PrefetchC(c, ldc, n);
+  }
+  // The k loop fetches at k = 0, 16, ... up to kc - 2: that many turns
+  // share the tile's R * kVecs lines (one vector each).
+  constexpr int kCLines = R * kVecs;
+  const int c_turns = static_cast<int>((kc - 2) / 16 + 1);
+  const int c_per_turn = (kCLines + c_turns - 1) / c_turns;
+  int c_fetched = spread_c_fetch ? 0 : kCLines;
   Tile tile(d);
   // One k step from the panel's row at b.
   const auto step = [&](const float* b_row, const auto& a_value) HWY_ATTR {
@@ -188,6 +216,9 @@ HWY_INLINE void RowsTileF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda
           for (int r = 0; r < R; ++r) {
             hwy::Prefetch(rows[r] + k + kFetchAhead);
             hwy::Prefetch(rows[r] + R * lda + k);
+          }
+          for (int q = 0; q < c_per_turn && c_fetched < kCLines; ++q, ++c_fetched) {
+            hwy::Prefetch(c + (c_fetched / kVecs) * ldc + (c_fetched % kVecs) * N);
           }
         }
         HWY_UNROLL(2)
