@@ -130,8 +130,9 @@ constexpr int64_t kFetchAhead = 32;
 // kPanels = 2: two panels side by side, packed as one 2*NR-wide panel (n
 // up to 2*NR), as RowsBInPlaceKernelF32's pairs: A's values are broadcast
 // once per 2*NR columns. fetch_c false: never fetch C (the caller's C is
-// in cache). Inlined into the table's entries below.
-template <int R, class D, int kPanels>
+// in cache). kUnroll: k steps per iteration of the k loop with native FMA
+// (2 or 4; see there). Inlined into the table's entries below.
+template <int R, class D, int kPanels, int kUnroll = 2>
 HWY_INLINE void RowsTileF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda,
                             int64_t seg_len, int64_t seg_stride, const float* HWY_RESTRICT b,
                             float* HWY_RESTRICT c, int64_t ldc, int n, bool accumulate,
@@ -174,10 +175,11 @@ HWY_INLINE void RowsTileF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda
   if (fetch_c && !spread_c_fetch && (kPanels == 1 || seg_len >= kc || !whole_store)) {
     Tile::PrefetchC(c, ldc, n);
   }
-  // The k loop fetches at k = 0, 16, ... up to kc - 2: that many turns
-  // share the tile's R * kVecs lines (one vector each).
+  // The k loop fetches at k = 0, 16, ... up to kc - kUnroll: that many
+  // turns share the tile's R * kVecs lines (one vector each).
+  static_assert(kUnroll == 2 || kUnroll == 4, "16 k steps hold whole iterations");
   constexpr int kCLines = R * kVecs;
-  const int c_turns = static_cast<int>((kc - 2) / 16 + 1);
+  const int c_turns = static_cast<int>((kc - kUnroll) / 16 + 1);
   const int c_per_turn = (kCLines + c_turns - 1) / c_turns;
   int c_fetched = spread_c_fetch ? 0 : kCLines;
   Tile tile(d);
@@ -207,10 +209,11 @@ HWY_INLINE void RowsTileF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda
     // (checked at -O2 and -O3). Measured interleaved against one step per
     // iteration: the 3x3 Conv2D +5-7%, the stem (segments of 21) the same.
     // On AVX-512 (32 registers) x4 does not spill, but measured on Zen4 it
-    // ran the 3x3 and the stem 0-2% slower than x2.
+    // ran the 3x3 and the stem 0-2% slower than x2. The deep one-segment
+    // pair tiles take x4 (kUnroll, RowsPairKernelF32).
     int64_t k = 0;
     if (HWY_NATIVE_FMA) {
-      for (; k + 2 <= len; k += 2) {
+      for (; k + kUnroll <= len; k += kUnroll) {
         if ((k & 15) == 0) {
           HWY_UNROLL(8)
           for (int r = 0; r < R; ++r) {
@@ -221,11 +224,11 @@ HWY_INLINE void RowsTileF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda
             hwy::Prefetch(c + (c_fetched / kVecs) * ldc + (c_fetched % kVecs) * N);
           }
         }
-        HWY_UNROLL(2)
-        for (int u = 0; u < 2; ++u) {
+        HWY_UNROLL(4)
+        for (int u = 0; u < kUnroll; ++u) {
           step(b + u * kVecs * N, [&](int r) { return rows[r][k + u]; });
         }
-        b += 2 * kVecs * N;
+        b += kUnroll * kVecs * N;
       }
     }
     for (; k < len; ++k) {
@@ -249,7 +252,17 @@ template <int R, class D>
 void RowsPairKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda, int64_t seg_len,
                        int64_t seg_stride, const float* HWY_RESTRICT b, float* HWY_RESTRICT c,
                        int64_t ldc, int n, bool accumulate, bool fetch_c) {
-  RowsTileF32<R, D, 2>(kc, a, lda, seg_len, seg_stride, b, c, ldc, n, accumulate, fetch_c);
+  // A deep tile of one segment (the narrow-B path's: the 1x1 Conv2D) runs
+  // its k loop four steps an iteration rather than two (no spills with
+  // AVX-512's 32 registers): call by call against x2 in one process (Ice
+  // Lake server Xeon, medians of 41-61), 6272 x 256 x 128 1.002-1.017x at
+  // one unit (four runs), 1.010-1.020x at two, 6272 x 512 x 128 1.039x.
+  // The convolutions' segmented tiles keep x2 (x4 was slower on Zen4).
+  if (seg_len >= kc && kc > kShortPairK) {
+    RowsTileF32<R, D, 2, 4>(kc, a, lda, seg_len, seg_stride, b, c, ldc, n, accumulate, fetch_c);
+  } else {
+    RowsTileF32<R, D, 2>(kc, a, lda, seg_len, seg_stride, b, c, ldc, n, accumulate, fetch_c);
+  }
 }
 
 // How far ahead (rows of B) the packing kernel fetches the rows it reads:
