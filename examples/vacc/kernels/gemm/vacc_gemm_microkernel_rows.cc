@@ -111,9 +111,16 @@ struct RowsTile {
   }
 };
 
-// The deepest pair tile that fetches its lines of C all at the start
-// (RowsTileF32); deeper ones spread the fetches over the k loop.
+// The deepest pair tile of one segment that fetches its lines of C all at
+// the start and runs its k loop two steps an iteration (RowsTileF32); see
+// DeepPlainPairTile.
 constexpr int64_t kShortPairK = 128;
+// A pair tile of one segment (a plain A: the narrow-B path's) deeper than
+// kShortPairK: it spreads its fetches of C over the k loop (RowsTileF32)
+// and runs that loop four k steps an iteration (RowsPairKernelF32).
+constexpr bool DeepPlainPairTile(int64_t kc, int64_t seg_len) {
+  return seg_len >= kc && kc > kShortPairK;
+}
 // How far ahead along its rows the kernel fetches A: 2 lines.
 constexpr int64_t kFetchAhead = 32;
 
@@ -155,8 +162,8 @@ HWY_INLINE void RowsTileF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda
   // products (K = 12, C in L2) ran its stem 1.08x at one unit and 1.02x
   // at two without it (Zen4, paired with oneDNN, medians of 4).
   const bool whole_store = !accumulate && static_cast<size_t>(n) == kVecs * N;
-  // A full pair tile of one segment deeper than kShortPairK (the narrow-B
-  // path's) spreads its fetches of C over the k loop instead, a few lines
+  // A full deep plain pair tile (DeepPlainPairTile: the narrow-B path's)
+  // spreads its fetches of C over the k loop instead, a few lines
   // every 16 k steps (as KernelF32 does): all 24 at the start took the
   // L1's miss buffers just as the loop's first B lines from L2 and A rows
   // from memory needed them. The narrow-B path, the two fetches
@@ -170,8 +177,9 @@ HWY_INLINE void RowsTileF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda
   // 0.995-1.001; at two 1.018-1.041 -> 1.016-1.141. At K = 64 (25088 x 64
   // x 64, a tile of 64 k steps) spreading lost (0.97x, a wide spread), so
   // short tiles fetch at the start. The loop's fetches need native FMA.
-  const bool spread_c_fetch = HWY_NATIVE_FMA && kPanels == 2 && fetch_c && seg_len >= kc &&
-                              kc > kShortPairK && static_cast<size_t>(n) == kVecs * N;
+  const bool spread_c_fetch = HWY_NATIVE_FMA && kPanels == 2 && fetch_c &&
+                              DeepPlainPairTile(kc, seg_len) &&
+                              static_cast<size_t>(n) == kVecs * N;
   if (fetch_c && !spread_c_fetch && (kPanels == 1 || seg_len >= kc || !whole_store)) {
     Tile::PrefetchC(c, ldc, n);
   }
@@ -258,7 +266,7 @@ void RowsPairKernelF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda, int
   // Lake server Xeon, medians of 41-61), 6272 x 256 x 128 1.002-1.017x at
   // one unit (four runs), 1.010-1.020x at two, 6272 x 512 x 128 1.039x.
   // The convolutions' segmented tiles keep x2 (x4 was slower on Zen4).
-  if (seg_len >= kc && kc > kShortPairK) {
+  if (DeepPlainPairTile(kc, seg_len)) {
     RowsTileF32<R, D, 2, 4>(kc, a, lda, seg_len, seg_stride, b, c, ldc, n, accumulate, fetch_c);
   } else {
     RowsTileF32<R, D, 2>(kc, a, lda, seg_len, seg_stride, b, c, ldc, n, accumulate, fetch_c);
