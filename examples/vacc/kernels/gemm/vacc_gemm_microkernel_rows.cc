@@ -183,13 +183,14 @@ HWY_INLINE void RowsTileF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda
   if (fetch_c && !spread_c_fetch && (kPanels == 1 || seg_len >= kc || !whole_store)) {
     Tile::PrefetchC(c, ldc, n);
   }
-  // The k loop fetches at k = 0, 16, ... up to kc - kUnroll: that many
-  // turns share the tile's R * kVecs lines (one vector each).
+  // Lines of C the k loop fetches a turn (none unless spread): its turns,
+  // at k = 0, 16, ... up to kc - kUnroll, share the tile's R * kVecs lines
+  // (one vector each). Worked out only for a spread tile: the division
+  // would cost the short tiles (K = 12 products) on every call.
   static_assert(kUnroll == 2 || kUnroll == 4, "16 k steps hold whole iterations");
-  constexpr int kCLines = R * kVecs;
-  const int c_turns = static_cast<int>((kc - kUnroll) / 16 + 1);
-  const int c_per_turn = (kCLines + c_turns - 1) / c_turns;
-  int c_fetched = spread_c_fetch ? 0 : kCLines;
+  constexpr int64_t kCLines = R * kVecs;
+  const int64_t c_per_turn = spread_c_fetch ? hwy::DivCeil(kCLines, (kc - kUnroll) / 16 + 1) : 0;
+  int64_t c_fetched = 0;
   Tile tile(d);
   // One k step from the panel's row at b.
   const auto step = [&](const float* b_row, const auto& a_value) HWY_ATTR {
@@ -228,7 +229,7 @@ HWY_INLINE void RowsTileF32(int64_t kc, const float* HWY_RESTRICT a, int64_t lda
             hwy::Prefetch(rows[r] + k + kFetchAhead);
             hwy::Prefetch(rows[r] + R * lda + k);
           }
-          for (int q = 0; q < c_per_turn && c_fetched < kCLines; ++q, ++c_fetched) {
+          for (int64_t q = 0; q < c_per_turn && c_fetched < kCLines; ++q, ++c_fetched) {
             hwy::Prefetch(c + (c_fetched / kVecs) * ldc + (c_fetched % kVecs) * N);
           }
         }
